@@ -1,0 +1,239 @@
+//! `Evidence`: the one model of what was read about a Pod, whichever way it was read (the live API or pasted
+//! text). Everything after it is pure. This module owns the types and their small helpers; it does no IO and
+//! no classification.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+/// Where the target came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum TargetSource {
+    Cluster,
+    #[default]
+    File,
+}
+
+/// The object being diagnosed. Names are optional: a bare message names nothing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+pub struct Target {
+    pub kind: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub source: TargetSource,
+}
+
+/// Which part of the Pod's story a message came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "kebab-case")]
+pub enum SignalSource {
+    /// An Event whose involved object is the Pod.
+    Event,
+    /// An Event on the Pod's owner (ReplicaSet, Job, …), e.g. `FailedCreate`.
+    OwnerEvent,
+    /// A Pod condition (PodScheduled) message.
+    Condition,
+    /// A container's waiting or terminated state.
+    ContainerStatus,
+    /// The Pod's `status.reason` / `status.message`.
+    PodStatus,
+    /// A kubelet, containerd or journal log line.
+    Log,
+    /// A bare message or an apiserver reply that was pasted.
+    Text,
+}
+
+/// One message, with what is known about who said it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+pub struct Signal {
+    pub source: Option<SignalSource>,
+    /// Event reason, condition reason or container waiting reason.
+    pub reason: Option<String>,
+    /// `Warning` or `Normal` for events.
+    pub kind: Option<String>,
+    pub message: String,
+    /// How many times it was seen (event count or series count); 1 when unknown.
+    pub count: u32,
+    /// `Kind/name` of the object the message is about, when known.
+    pub object: Option<String>,
+    /// `spec.containers{name}` for container events.
+    pub field_path: Option<String>,
+    /// Reporting component (`default-scheduler`, `kubelet`, …).
+    pub component: Option<String>,
+    /// The node that reported it (kubelet events) when known.
+    pub node: Option<String>,
+    /// Best timestamp for ordering: series.lastObservedTime → lastTimestamp → eventTime (RFC 3339).
+    pub time: Option<String>,
+}
+
+impl Default for SignalSource {
+    fn default() -> Self {
+        SignalSource::Text
+    }
+}
+
+/// A toleration as written on the Pod.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+pub struct Toleration {
+    pub key: Option<String>,
+    pub operator: Option<String>,
+    pub value: Option<String>,
+    pub effect: Option<String>,
+}
+
+/// A node taint.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+pub struct Taint {
+    pub key: String,
+    pub value: Option<String>,
+    pub effect: String,
+}
+
+impl Taint {
+    /// `key=value:Effect`, as kubectl prints it.
+    pub fn display(&self) -> String {
+        match &self.value {
+            Some(v) if !v.is_empty() => format!("{}={}:{}", self.key, v, self.effect),
+            _ => format!("{}:{}", self.key, self.effect),
+        }
+    }
+}
+
+impl Toleration {
+    /// Whether this toleration tolerates `taint` (the scheduler's `ToleratesTaint`).
+    pub fn tolerates(&self, taint: &Taint) -> bool {
+        if let Some(effect) = self.effect.as_deref().filter(|e| !e.is_empty()) {
+            if effect != taint.effect {
+                return false;
+            }
+        }
+        let exists = self.operator.as_deref() == Some("Exists");
+        match self.key.as_deref().filter(|k| !k.is_empty()) {
+            // An empty key with Exists tolerates everything.
+            None => exists,
+            Some(k) if k != taint.key => false,
+            Some(_) if exists => true,
+            Some(_) => {
+                self.value.as_deref().unwrap_or("") == taint.value.as_deref().unwrap_or("")
+            }
+        }
+    }
+}
+
+/// What the Pod spec and status say, as far as it was read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+pub struct PodFacts {
+    pub name: Option<String>,
+    pub namespace: Option<String>,
+    pub phase: Option<String>,
+    pub reason: Option<String>,
+    pub message: Option<String>,
+    pub node_name: Option<String>,
+    pub runtime_class_name: Option<String>,
+    pub scheduler_name: Option<String>,
+    pub scheduling_gates: Vec<String>,
+    pub tolerations: Vec<Toleration>,
+    pub node_selector: BTreeMap<String, String>,
+    /// Resource name → total quantity requested by the containers (limits where requests are absent).
+    pub requests: BTreeMap<String, String>,
+    pub containers: Vec<String>,
+    /// `Kind/name` of the controller that owns the Pod.
+    pub owner: Option<String>,
+    /// `PodScheduled` condition status (`True`/`False`) when known.
+    pub scheduled: Option<String>,
+    /// `Ready` condition status when known.
+    pub ready: Option<String>,
+    /// A container is in `state.running`.
+    pub any_running: bool,
+}
+
+/// What a node's spec and status say.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+pub struct NodeFacts {
+    pub name: String,
+    pub labels: BTreeMap<String, String>,
+    pub taints: Vec<Taint>,
+    pub allocatable: BTreeMap<String, String>,
+    pub unschedulable: bool,
+}
+
+/// A check that could not be made, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Gap {
+    pub check: String,
+    pub reason: String,
+}
+
+/// Everything that was read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+pub struct Evidence {
+    pub target: Target,
+    pub pod: Option<PodFacts>,
+    pub signals: Vec<Signal>,
+    /// `None` when nodes were not read at all.
+    pub nodes: Option<Vec<NodeFacts>>,
+    pub gaps: Vec<Gap>,
+}
+
+/// Resource names the engine treats as GPUs (or GPU slices) rather than generic extended resources.
+pub fn is_gpu_resource(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    n.starts_with("nvidia.com/")
+        || n.starts_with("amd.com/gpu")
+        || n.starts_with("gpu.intel.com/")
+        || n.starts_with("habana.ai/")
+        || n.contains("gpu")
+        || n.contains("vgpu")
+        || n.starts_with("aws.amazon.com/neuron")
+        || n.starts_with("google.com/tpu")
+}
+
+/// Extended resources are the domain-prefixed ones (`vendor/name`); native ones are cpu, memory, …
+pub fn is_extended_resource(name: &str) -> bool {
+    name.contains('/') && !name.starts_with("kubernetes.io/") && !name.starts_with("requests.")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn taint(key: &str, value: Option<&str>, effect: &str) -> Taint {
+        Taint { key: key.into(), value: value.map(Into::into), effect: effect.into() }
+    }
+
+    #[test]
+    fn toleration_matching_follows_the_scheduler() {
+        let gpu = taint("nvidia.com/gpu", Some("present"), "NoSchedule");
+        let exists = Toleration { key: Some("nvidia.com/gpu".into()), operator: Some("Exists".into()), ..Default::default() };
+        assert!(exists.tolerates(&gpu));
+        let equal = Toleration { key: Some("nvidia.com/gpu".into()), operator: Some("Equal".into()), value: Some("present".into()), effect: Some("NoSchedule".into()) };
+        assert!(equal.tolerates(&gpu));
+        let wrong_value = Toleration { value: Some("absent".into()), ..equal.clone() };
+        assert!(!wrong_value.tolerates(&gpu));
+        let wrong_effect = Toleration { effect: Some("NoExecute".into()), ..equal.clone() };
+        assert!(!wrong_effect.tolerates(&gpu));
+        let all = Toleration { operator: Some("Exists".into()), ..Default::default() };
+        assert!(all.tolerates(&gpu));
+        let empty_key_equal = Toleration::default();
+        assert!(!empty_key_equal.tolerates(&gpu));
+        // Equal with no value matches a taint with an empty value.
+        let cp = taint("node-role.kubernetes.io/control-plane", None, "NoSchedule");
+        let cp_tol = Toleration { key: Some("node-role.kubernetes.io/control-plane".into()), ..Default::default() };
+        assert!(cp_tol.tolerates(&cp));
+    }
+
+    #[test]
+    fn gpu_resource_names() {
+        for r in ["nvidia.com/gpu", "nvidia.com/mig-1g.5gb", "nvidia.com/gpu.shared", "amd.com/gpu", "gpu.intel.com/i915", "gpu.intel.com/xe"] {
+            assert!(is_gpu_resource(r), "{r}");
+        }
+        for r in ["cpu", "memory", "example.com/foo", "ephemeral-storage"] {
+            assert!(!is_gpu_resource(r), "{r}");
+        }
+        assert!(is_extended_resource("example.com/foo"));
+        assert!(!is_extended_resource("cpu"));
+    }
+}

@@ -1,0 +1,219 @@
+//! Splits a scheduler FitError (`0/N nodes are available: …`) into per-reason (count, reason) items, for every
+//! layout in messages.md SCHED-FIT-1: ≤1.25, the 1.26–1.28 `..` ending, 1.29+, 1.32+ absent nodes, the
+//! `no new claims to deallocate, ` DRA prefix, the `preemption:` part, PreFilter messages without a count,
+//! the 1024-byte ` ...` truncation, the pre-1.9 `No nodes are available that match all of the following
+//! predicates::` form, Volcano's `nodes are unavailable`, and cluster-autoscaler's `pod didn't trigger
+//! scale-up:`. It knows nothing about what a reason means; the rule table does.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde::Serialize;
+
+/// One histogram entry: `3 Insufficient nvidia.com/gpu` → (Some(3), "Insufficient nvidia.com/gpu").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FitItem {
+    pub count: Option<u32>,
+    pub reason: String,
+}
+
+/// A parsed FitError.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FitError {
+    /// `N` of `0/N`, when the layout has it.
+    pub nodes_total: Option<u32>,
+    pub items: Vec<FitItem>,
+    /// The PostFilter tail (`preemption: …`), without the leading separator.
+    pub post_filter: Option<String>,
+    /// The event was cut at 1024 bytes (` ...`) so the histogram may be incomplete.
+    pub truncated: bool,
+}
+
+static ANCHOR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)(?:\b0/(?P<n>\d+) nodes are (?:available|unavailable)|\ball nodes are unavailable|\bpod didn't trigger scale-up(?: \([^)]*\))?|\bNo nodes are available that match all of the (?:following )?predicates|\bfit failure summary on nodes\s*):+\s*",
+    )
+    .expect("anchor compiles")
+});
+
+static POST_FILTER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\.\s+(?:no new claims to deallocate|preemption:|plugin disabled|deallocation of ResourceClaim completed|deletion of ResourceClaim completed|still not schedulable|not eligible due to|no candidate node for preemption)",
+    )
+    .expect("post-filter compiles")
+});
+
+static OLD_ITEM: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^(?P<reason>.*?)\s*\((?P<count>\d+)\)$").expect("old item compiles"));
+
+/// Finds and splits the first FitError in `message`. `None` when the message has none.
+pub fn parse(message: &str) -> Option<FitError> {
+    let caps = ANCHOR.captures(message)?;
+    let whole = caps.get(0)?;
+    let nodes_total = caps.name("n").and_then(|m| m.as_str().parse().ok());
+    let lower = whole.as_str().to_ascii_lowercase();
+    let old_style = lower.starts_with("no nodes are available that match") || lower.starts_with("fit failure summary");
+    let mut body = message[whole.end()..].trim();
+    let mut truncated = false;
+    if let Some(b) = body.strip_suffix(" ...").or_else(|| body.strip_suffix("...")) {
+        body = b.trim_end();
+        truncated = true;
+    }
+    // The histogram ends at the PostFilter part, or else at the first sentence end (". " not inside a
+    // reason: reasons contain dots only within names like nvidia.com/gpu).
+    let (histogram, post_filter) = match POST_FILTER.find(body) {
+        Some(m) => (&body[..m.start()], Some(body[m.start() + 1..].trim().trim_end_matches('.').to_string())),
+        None => match body.find(". ") {
+            Some(i) => (&body[..i], None),
+            None => (body, None),
+        },
+    };
+    let histogram = histogram.trim().trim_end_matches(['.', '"', '\'']).trim();
+    let items = if old_style {
+        split_old(histogram)
+    } else {
+        split_counted(histogram)
+    };
+    Some(FitError { nodes_total, items, post_filter: post_filter.filter(|p| !p.is_empty()), truncated })
+}
+
+/// Splits on `, ` only where a count follows (`, 2 Insufficient …`): reasons may contain commas.
+fn split_counted(histogram: &str) -> Vec<FitItem> {
+    let mut items = Vec::new();
+    let mut start = 0;
+    let bytes = histogram.as_bytes();
+    let mut i = 0;
+    while i + 2 < bytes.len() {
+        if bytes[i] == b',' && bytes[i + 1] == b' ' && starts_with_count(&histogram[i + 2..]) {
+            push_item(&mut items, &histogram[start..i]);
+            start = i + 2;
+            i += 2;
+            continue;
+        }
+        i += 1;
+    }
+    push_item(&mut items, &histogram[start..]);
+    items
+}
+
+fn starts_with_count(s: &str) -> bool {
+    let digits = s.bytes().take_while(u8::is_ascii_digit).count();
+    digits > 0 && s.as_bytes().get(digits) == Some(&b' ')
+}
+
+fn push_item(items: &mut Vec<FitItem>, raw: &str) {
+    let raw = raw.trim();
+    if raw.is_empty() {
+        return;
+    }
+    if starts_with_count(raw) {
+        let (n, rest) = raw.split_once(' ').unwrap_or((raw, ""));
+        items.push(FitItem { count: n.parse().ok(), reason: rest.trim().to_string() });
+    } else {
+        items.push(FitItem { count: None, reason: raw.to_string() });
+    }
+}
+
+/// Pre-1.9 layout: `Insufficient nvidia.com/gpu (3), PodToleratesNodeTaints (1)`.
+fn split_old(histogram: &str) -> Vec<FitItem> {
+    histogram
+        .split(", ")
+        .filter(|s| !s.trim().is_empty())
+        .map(|s| match OLD_ITEM.captures(s.trim()) {
+            Some(c) => FitItem { count: c["count"].parse().ok(), reason: c["reason"].to_string() },
+            None => FitItem { count: None, reason: s.trim().to_string() },
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn items(f: &FitError) -> Vec<(Option<u32>, &str)> {
+        f.items.iter().map(|i| (i.count, i.reason.as_str())).collect()
+    }
+
+    #[test]
+    fn v1_24_layout_with_preemption() {
+        let f = parse("0/3 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 2 Insufficient nvidia.com/gpu. preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod.").unwrap();
+        assert_eq!(f.nodes_total, Some(3));
+        assert_eq!(items(&f), vec![(Some(1), "node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }"), (Some(2), "Insufficient nvidia.com/gpu")]);
+        assert!(f.post_filter.unwrap().starts_with("preemption: 0/3"));
+        assert!(!f.truncated);
+    }
+
+    #[test]
+    fn v1_26_double_period() {
+        let f = parse("0/2 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }. preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling..").unwrap();
+        assert_eq!(items(&f), vec![(Some(1), "Insufficient nvidia.com/gpu"), (Some(1), "node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }")]);
+        assert_eq!(f.post_filter.as_deref(), Some("preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling"));
+    }
+
+    #[test]
+    fn v1_34_dra_prefix_and_keyless_taint() {
+        let f = parse("0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu. no new claims to deallocate, preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.").unwrap();
+        assert_eq!(items(&f), vec![(Some(1), "node(s) had untolerated taint(s)"), (Some(2), "Insufficient cpu")]);
+        assert!(f.post_filter.unwrap().starts_with("no new claims to deallocate, preemption:"));
+    }
+
+    #[test]
+    fn prefilter_message_has_no_count() {
+        let f = parse("0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.").unwrap();
+        assert_eq!(items(&f), vec![(None, "pod has unbound immediate PersistentVolumeClaims")]);
+        let old = parse("0/3 nodes are available: 3 pod has unbound immediate PersistentVolumeClaims.").unwrap();
+        assert_eq!(items(&old), vec![(Some(3), "pod has unbound immediate PersistentVolumeClaims")]);
+    }
+
+    #[test]
+    fn absent_nodes_and_commas_inside_reasons() {
+        let f = parse("0/5 nodes are available: 1 Insufficient nvidia.com/gpu, 4 node(s) didn't satisfy plugin(s) [NodeAffinity].").unwrap();
+        assert_eq!(items(&f), vec![(Some(1), "Insufficient nvidia.com/gpu"), (Some(4), "node(s) didn't satisfy plugin(s) [NodeAffinity]")]);
+        let dra = parse("0/2 nodes are available: 2 resource claim gpu, request a: has subrequests, but the DRAPrioritizedList feature is disabled.").unwrap();
+        assert_eq!(items(&dra).len(), 1);
+    }
+
+    #[test]
+    fn histogram_sorted_as_strings() {
+        let f = parse("0/12 nodes are available: 10 Insufficient nvidia.com/gpu, 2 node(s) had untolerated taint {nvidia.com/gpu: present}.").unwrap();
+        assert_eq!(items(&f), vec![(Some(10), "Insufficient nvidia.com/gpu"), (Some(2), "node(s) had untolerated taint {nvidia.com/gpu: present}")]);
+    }
+
+    #[test]
+    fn truncated_event() {
+        let f = parse("0/40 nodes are available: 1 node(s) had untolerated taint {a: b}, 39 Insufficient nvidia.com/gpu. preemption: 0/40 nodes are available: 1 Preemption is not helpful for scheduling, 39 No preemption victims fo ...").unwrap();
+        assert!(f.truncated);
+        assert_eq!(f.items.len(), 2);
+        let cut = parse("0/40 nodes are available: 1 node(s) had untolerated taint {a: b}, 39 Insuffic ...").unwrap();
+        assert!(cut.truncated);
+        assert_eq!(cut.items[1], FitItem { count: Some(39), reason: "Insuffic".into() });
+    }
+
+    #[test]
+    fn old_predicates_layout() {
+        let f = parse("No nodes are available that match all of the following predicates:: Insufficient alpha.kubernetes.io/nvidia-gpu (1), PodToleratesNodeTaints (2).").unwrap();
+        assert_eq!(f.nodes_total, None);
+        assert_eq!(items(&f), vec![(Some(1), "Insufficient alpha.kubernetes.io/nvidia-gpu"), (Some(2), "PodToleratesNodeTaints")]);
+    }
+
+    #[test]
+    fn other_schedulers_and_autoscaler() {
+        let v = parse("0/4 nodes are unavailable: 4 Insufficient nvidia.com/gpu.").unwrap();
+        assert_eq!(v.nodes_total, Some(4));
+        assert_eq!(items(&v), vec![(Some(4), "Insufficient nvidia.com/gpu")]);
+        let ca = parse("pod didn't trigger scale-up: 2 Insufficient nvidia.com/gpu, 1 node(s) didn't match Pod's node affinity/selector").unwrap();
+        assert_eq!(ca.items.len(), 2);
+    }
+
+    #[test]
+    fn histogram_ends_at_the_first_sentence() {
+        let f = parse("0/5 nodes are available: 5 node(s) didn't match Pod's node affinity/selector. pod didn't trigger scale-up: 8 node(s) had taint {a: b}, that the pod didn't tolerate").unwrap();
+        assert_eq!(f.items.len(), 1);
+    }
+
+    #[test]
+    fn no_fit_error() {
+        assert!(parse("Failed to create pod sandbox: rpc error").is_none());
+        assert!(parse("").is_none());
+    }
+}

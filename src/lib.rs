@@ -1,0 +1,76 @@
+//! kubectl-gpuwhy explains why a GPU Pod will not start. Data flows one way:
+//! argv → `cli` → `config::Config` → `Evidence` (from `collect` or `offline`) → `rules` (via `classify`)
+//! → `diagnose` → `render`. Everything from `Evidence` on is pure; only `main.rs` touches the process.
+
+pub mod catalog;
+pub mod classify;
+pub mod cli;
+pub mod config;
+pub mod diagnose;
+pub mod error;
+pub mod evidence;
+pub mod fiterror;
+pub mod offline;
+pub mod render;
+pub mod rules;
+pub mod sanitize;
+
+pub use error::{Error, Result};
+
+use std::io::Write;
+
+use config::{Config, Mode};
+use diagnose::Diagnosis;
+
+/// What a run found, for the exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Nothing blocks (exit 0).
+    Clear,
+    /// A blocking cause was diagnosed, including `unknown` (exit 1).
+    Blocked,
+}
+
+impl Outcome {
+    pub fn of(diagnoses: &[Diagnosis]) -> Outcome {
+        if diagnoses.iter().any(Diagnosis::is_blocked) { Outcome::Blocked } else { Outcome::Clear }
+    }
+}
+
+/// Diagnoses pasted text (already read) and renders it.
+pub fn run_text(config: &Config, input: &str, what: &str, out: &mut dyn Write) -> Result<Outcome> {
+    let (_, evidence) = offline::parse(input, what)?;
+    let diagnoses: Vec<Diagnosis> = evidence.iter().map(diagnose::diagnose).collect();
+    render::render(&diagnoses, config.format, &config.styles(), out)?;
+    Ok(Outcome::of(&diagnoses))
+}
+
+/// Runs the modes that need no cluster.
+pub fn run_local(config: &Config, out: &mut dyn Write) -> Result<Outcome> {
+    match &config.mode {
+        Mode::Offline { path } => {
+            let (what, bytes) = offline::read_source(path)?;
+            let text = offline::decode(bytes, &what)?;
+            run_text(config, &text, &what, out)
+        }
+        Mode::Rules { format } => {
+            catalog::rules(*format, out)?;
+            Ok(Outcome::Clear)
+        }
+        Mode::Explain { id } => {
+            let rule = rules::by_id(id).ok_or_else(|| Error::UnknownRule { id: sanitize::line(id) })?;
+            catalog::explain(rule, out)?;
+            Ok(Outcome::Clear)
+        }
+        Mode::Completion { shell } => {
+            let mut cmd = cli::command();
+            let shell = match shell {
+                cli::Shell::Bash => clap_complete::Shell::Bash,
+                cli::Shell::Zsh => clap_complete::Shell::Zsh,
+                cli::Shell::Fish => clap_complete::Shell::Fish,
+            };
+            clap_complete::generate(shell, &mut cmd, "kubectl-gpuwhy", out);
+            Ok(Outcome::Clear)
+        }
+    }
+}

@@ -1,0 +1,448 @@
+//! Reads Kubernetes API objects (a Pod, core/v1 or events.k8s.io/v1 Events, EventLists, Lists, Nodes,
+//! ReplicaSets/Jobs with a ReplicaFailure condition), as JSON or YAML values, into Evidence grouped by Pod.
+//! Reads leniently: unknown fields are ignored and a null where a list is expected is an empty list. It is
+//! also the converter the live collector uses for the objects it fetched.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::evidence::{Evidence, NodeFacts, PodFacts, Signal, SignalSource, Taint, Target, Toleration};
+use crate::sanitize;
+
+/// Objects grouped by the Pod (or owner) they are about.
+#[derive(Default)]
+struct Groups {
+    order: Vec<(String, String, String)>,
+    by_key: BTreeMap<(String, String, String), Evidence>,
+    nodes: Vec<NodeFacts>,
+    recognised: usize,
+    other_kinds: Vec<String>,
+}
+
+impl Groups {
+    fn entry(&mut self, kind: &str, namespace: &str, name: &str) -> &mut Evidence {
+        let key = (kind.to_string(), namespace.to_string(), name.to_string());
+        if !self.by_key.contains_key(&key) {
+            self.order.push(key.clone());
+            let target = Target {
+                kind: kind.to_string(),
+                namespace: (!namespace.is_empty()).then(|| namespace.to_string()),
+                name: (!name.is_empty()).then(|| name.to_string()),
+                ..Default::default()
+            };
+            self.by_key.insert(key.clone(), Evidence { target, ..Default::default() });
+        }
+        self.by_key.get_mut(&key).expect("inserted above")
+    }
+}
+
+pub(super) fn read(docs: Vec<Value>, what: &str) -> Result<Vec<Evidence>> {
+    let mut g = Groups::default();
+    for doc in docs {
+        walk(doc, &mut g);
+    }
+    if g.recognised == 0 {
+        let kinds = if g.other_kinds.is_empty() { "no kind".to_string() } else { g.other_kinds.join(", ") };
+        return Err(Error::BadInput {
+            what: what.into(),
+            why: format!("expected a Pod, Events, an EventList or a List of them, got {kinds}"),
+        });
+    }
+    let nodes = std::mem::take(&mut g.nodes);
+    let mut out: Vec<Evidence> = Vec::new();
+    let order = std::mem::take(&mut g.order);
+    // Owner events (ReplicaSet FailedCreate) also explain Pods that the owner did manage to create.
+    let owner_signals: Vec<(String, Signal)> = order
+        .iter()
+        .filter(|k| k.0 != "Pod")
+        .flat_map(|k| {
+            let ev = &g.by_key[k];
+            ev.signals.iter().map(move |s| (format!("{}/{}", k.0, k.2), s.clone()))
+        })
+        .collect();
+    for key in &order {
+        let Some(mut ev) = g.by_key.remove(key) else { continue };
+        if key.0 == "Pod" {
+            if let Some(owner) = ev.pod.as_ref().and_then(|p| p.owner.clone()) {
+                for (o, s) in &owner_signals {
+                    if o.eq_ignore_ascii_case(&owner) {
+                        ev.signals.push(s.clone());
+                    }
+                }
+            }
+        } else if order.iter().any(|k| k.0 == "Pod") && ev.pod.is_none() {
+            // Owner-only groups are folded into the Pods above when a Pod names them; keep the rest.
+            let name = format!("{}/{}", key.0, key.2);
+            let claimed = out.iter().any(|e| e.pod.as_ref().and_then(|p| p.owner.as_deref()).is_some_and(|o| o.eq_ignore_ascii_case(&name)));
+            if claimed {
+                continue;
+            }
+        }
+        if !nodes.is_empty() {
+            ev.nodes = Some(nodes.clone());
+        }
+        out.push(ev);
+    }
+    // Pods listed before their owners' events: attach late owner signals too.
+    for ev in &mut out {
+        if let Some(owner) = ev.pod.as_ref().and_then(|p| p.owner.clone()) {
+            for (o, s) in &owner_signals {
+                if o.eq_ignore_ascii_case(&owner) && !ev.signals.contains(s) {
+                    ev.signals.push(s.clone());
+                }
+            }
+        }
+    }
+    out.retain(|e| !(e.target.kind != "Pod" && e.signals.is_empty() && e.pod.is_none()));
+    if out.is_empty() {
+        out.push(Evidence { nodes: (!nodes.is_empty()).then_some(nodes), ..Default::default() });
+    }
+    Ok(out)
+}
+
+fn walk(doc: Value, g: &mut Groups) {
+    match doc {
+        Value::Array(items) => {
+            for item in items {
+                walk(item, g);
+            }
+        }
+        Value::Object(mut map) => {
+            let kind = str_of(map.get("kind")).unwrap_or_default();
+            if let Some(Value::Array(items)) = map.remove("items") {
+                g.recognised += usize::from(kind.ends_with("List") || kind.is_empty());
+                for item in items {
+                    walk(item, g);
+                }
+                return;
+            }
+            let obj = Value::Object(map);
+            match kind.as_str() {
+                "Pod" => {
+                    g.recognised += 1;
+                    read_pod(&obj, g);
+                }
+                "Event" => {
+                    g.recognised += 1;
+                    read_event(&obj, g);
+                }
+                "Node" => {
+                    g.recognised += 1;
+                    g.nodes.push(node_facts(&obj));
+                }
+                "ReplicaSet" | "Job" | "StatefulSet" | "DaemonSet" | "Deployment" | "ReplicationController" => {
+                    g.recognised += 1;
+                    read_owner(&kind, &obj, g);
+                }
+                "" if obj.get("involvedObject").is_some() || obj.get("regarding").is_some() => {
+                    g.recognised += 1;
+                    read_event(&obj, g);
+                }
+                "" if obj.get("spec").and_then(|s| s.get("containers")).is_some() => {
+                    g.recognised += 1;
+                    read_pod(&obj, g);
+                }
+                other => {
+                    if !g.other_kinds.iter().any(|k| k == other) && g.other_kinds.len() < 5 {
+                        g.other_kinds.push(if other.is_empty() { "an object without a kind".into() } else { format!("kind {other}") });
+                    }
+                }
+            }
+        }
+        Value::Null => {}
+        other => {
+            let t = match other {
+                Value::Bool(_) => "a boolean",
+                Value::Number(_) => "a number",
+                Value::String(_) => "a string",
+                _ => "a value",
+            };
+            if g.other_kinds.len() < 5 {
+                g.other_kinds.push(t.into());
+            }
+        }
+    }
+}
+
+fn str_of(v: Option<&Value>) -> Option<String> {
+    v.and_then(Value::as_str).map(|s| sanitize::line(s)).filter(|s| !s.is_empty())
+}
+
+fn text_of(v: Option<&Value>) -> Option<String> {
+    v.and_then(Value::as_str).map(|s| sanitize::clean(s, true)).filter(|s| !s.trim().is_empty())
+}
+
+fn path<'v>(v: &'v Value, keys: &[&str]) -> Option<&'v Value> {
+    keys.iter().try_fold(v, |acc, k| acc.get(*k))
+}
+
+fn arr<'v>(v: Option<&'v Value>) -> &'v [Value] {
+    v.and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[])
+}
+
+fn u32_of(v: Option<&Value>) -> Option<u32> {
+    v.and_then(Value::as_u64).map(|n| n.min(u64::from(u32::MAX)) as u32)
+}
+
+/// Pod spec and status → PodFacts and status signals (conditions, container states, rejection).
+pub fn pod_facts(pod: &Value) -> (PodFacts, Vec<Signal>) {
+    let meta = pod.get("metadata");
+    let spec = pod.get("spec");
+    let status = pod.get("status");
+    let mut facts = PodFacts {
+        name: str_of(meta.and_then(|m| m.get("name"))),
+        namespace: str_of(meta.and_then(|m| m.get("namespace"))),
+        phase: str_of(status.and_then(|s| s.get("phase"))),
+        reason: str_of(status.and_then(|s| s.get("reason"))),
+        message: text_of(status.and_then(|s| s.get("message"))),
+        node_name: str_of(spec.and_then(|s| s.get("nodeName"))),
+        runtime_class_name: str_of(spec.and_then(|s| s.get("runtimeClassName"))),
+        scheduler_name: str_of(spec.and_then(|s| s.get("schedulerName"))),
+        ..Default::default()
+    };
+    for gate in arr(spec.and_then(|s| s.get("schedulingGates"))) {
+        if let Some(n) = str_of(gate.get("name")) {
+            facts.scheduling_gates.push(n);
+        }
+    }
+    for t in arr(spec.and_then(|s| s.get("tolerations"))) {
+        facts.tolerations.push(Toleration {
+            key: str_of(t.get("key")),
+            operator: str_of(t.get("operator")),
+            value: str_of(t.get("value")),
+            effect: str_of(t.get("effect")),
+        });
+    }
+    if let Some(sel) = spec.and_then(|s| s.get("nodeSelector")).and_then(Value::as_object) {
+        for (k, v) in sel {
+            facts.node_selector.insert(sanitize::line(k), v.as_str().map(sanitize::line).unwrap_or_default());
+        }
+    }
+    for c in arr(spec.and_then(|s| s.get("containers"))) {
+        if let Some(n) = str_of(c.get("name")) {
+            facts.containers.push(n);
+        }
+        let res = c.get("resources");
+        let limits = res.and_then(|r| r.get("limits")).and_then(Value::as_object);
+        let requests = res.and_then(|r| r.get("requests")).and_then(Value::as_object);
+        for map in [limits, requests].into_iter().flatten() {
+            for (k, v) in map {
+                let q = match v {
+                    Value::String(s) => sanitize::line(s),
+                    Value::Number(n) => n.to_string(),
+                    _ => continue,
+                };
+                facts.requests.entry(sanitize::line(k)).or_insert(q);
+            }
+        }
+    }
+    if let Some(owner) = arr(meta.and_then(|m| m.get("ownerReferences"))).iter().find(|o| o.get("controller").and_then(Value::as_bool).unwrap_or(true)) {
+        if let (Some(k), Some(n)) = (str_of(owner.get("kind")), str_of(owner.get("name"))) {
+            facts.owner = Some(format!("{k}/{n}"));
+        }
+    }
+    let mut signals = Vec::new();
+    let object = facts.name.as_ref().map(|n| format!("Pod/{n}"));
+    for c in arr(status.and_then(|s| s.get("conditions"))) {
+        let ctype = str_of(c.get("type")).unwrap_or_default();
+        let cstatus = str_of(c.get("status"));
+        match ctype.as_str() {
+            "PodScheduled" => facts.scheduled = cstatus.clone(),
+            "Ready" => facts.ready = cstatus.clone(),
+            _ => {}
+        }
+        if cstatus.as_deref() == Some("False") && ctype == "PodScheduled" {
+            signals.push(Signal {
+                source: Some(SignalSource::Condition),
+                reason: str_of(c.get("reason")),
+                message: text_of(c.get("message")).unwrap_or_default(),
+                count: 1,
+                object: object.clone(),
+                time: str_of(c.get("lastTransitionTime")),
+                ..Default::default()
+            });
+        }
+    }
+    for key in ["initContainerStatuses", "containerStatuses"] {
+        for cs in arr(status.and_then(|s| s.get(key))) {
+            let name = str_of(cs.get("name"));
+            if cs.get("state").and_then(|s| s.get("running")).is_some() {
+                facts.any_running = true;
+            }
+            for (state_key, state) in [("state", cs.get("state")), ("lastState", cs.get("lastState"))] {
+                let Some(state) = state else { continue };
+                for (phase, detail) in [("waiting", state.get("waiting")), ("terminated", state.get("terminated"))] {
+                    let Some(d) = detail else { continue };
+                    let reason = str_of(d.get("reason"));
+                    let message = text_of(d.get("message")).unwrap_or_default();
+                    if phase == "terminated" && (reason.as_deref() == Some("Completed") || state_key == "lastState" && message.is_empty()) {
+                        continue;
+                    }
+                    if reason.is_none() && message.is_empty() {
+                        continue;
+                    }
+                    signals.push(Signal {
+                        source: Some(SignalSource::ContainerStatus),
+                        reason,
+                        message,
+                        count: 1,
+                        object: object.clone(),
+                        field_path: name.as_ref().map(|n| format!("spec.containers{{{n}}}")),
+                        ..Default::default()
+                    });
+                }
+            }
+        }
+    }
+    if facts.phase.as_deref() == Some("Failed") || facts.reason.is_some() {
+        if let Some(msg) = facts.message.clone().or_else(|| facts.reason.clone()) {
+            signals.push(Signal { source: Some(SignalSource::PodStatus), reason: facts.reason.clone(), message: msg, count: 1, object, ..Default::default() });
+        }
+    }
+    (facts, signals)
+}
+
+fn read_pod(obj: &Value, g: &mut Groups) {
+    let (facts, signals) = pod_facts(obj);
+    let ns = facts.namespace.clone().unwrap_or_default();
+    let name = facts.name.clone().unwrap_or_default();
+    let ev = g.entry("Pod", &ns, &name);
+    ev.signals.extend(signals);
+    ev.pod = Some(facts);
+}
+
+/// A core/v1 or events.k8s.io/v1 Event → a Signal, with the object it is about.
+pub fn event_signal(e: &Value) -> (Option<(String, String, String)>, Signal) {
+    let regarding = e.get("involvedObject").or_else(|| e.get("regarding"));
+    let kind = str_of(regarding.and_then(|r| r.get("kind"))).unwrap_or_default();
+    let name = str_of(regarding.and_then(|r| r.get("name"))).unwrap_or_default();
+    let namespace = str_of(regarding.and_then(|r| r.get("namespace")))
+        .or_else(|| str_of(path(e, &["metadata", "namespace"])))
+        .unwrap_or_default();
+    let count = u32_of(path(e, &["series", "count"]))
+        .or_else(|| u32_of(e.get("count")))
+        .or_else(|| u32_of(e.get("deprecatedCount")))
+        .unwrap_or(1)
+        .max(1);
+    let time = str_of(path(e, &["series", "lastObservedTime"]))
+        .or_else(|| str_of(e.get("lastTimestamp")))
+        .or_else(|| str_of(e.get("deprecatedLastTimestamp")))
+        .or_else(|| str_of(e.get("eventTime")))
+        .or_else(|| str_of(path(e, &["metadata", "creationTimestamp"])));
+    let component = str_of(path(e, &["source", "component"]))
+        .or_else(|| str_of(e.get("reportingComponent")))
+        .or_else(|| str_of(e.get("reportingController")))
+        .or_else(|| str_of(path(e, &["deprecatedSource", "component"])));
+    let node = str_of(path(e, &["source", "host"])).or_else(|| str_of(path(e, &["deprecatedSource", "host"]))).or_else(|| {
+        (component.as_deref() == Some("kubelet")).then(|| str_of(e.get("reportingInstance"))).flatten()
+    });
+    let source = if kind.is_empty() || kind == "Pod" { SignalSource::Event } else { SignalSource::OwnerEvent };
+    let signal = Signal {
+        source: Some(source),
+        reason: str_of(e.get("reason")),
+        kind: str_of(e.get("type")),
+        message: text_of(e.get("message")).or_else(|| text_of(e.get("note"))).unwrap_or_default(),
+        count,
+        object: (!name.is_empty()).then(|| format!("{}/{}", if kind.is_empty() { "Pod" } else { &kind }, name)),
+        field_path: str_of(regarding.and_then(|r| r.get("fieldPath"))),
+        component,
+        node,
+        time,
+    };
+    let key = (!name.is_empty()).then(|| (if kind.is_empty() { "Pod".to_string() } else { kind }, namespace, name));
+    (key, signal)
+}
+
+fn read_event(obj: &Value, g: &mut Groups) {
+    let (key, signal) = event_signal(obj);
+    let (kind, ns, name) = key.unwrap_or_else(|| ("Pod".into(), String::new(), String::new()));
+    g.entry(&kind, &ns, &name).signals.push(signal);
+}
+
+fn read_owner(kind: &str, obj: &Value, g: &mut Groups) {
+    let ns = str_of(path(obj, &["metadata", "namespace"])).unwrap_or_default();
+    let name = str_of(path(obj, &["metadata", "name"])).unwrap_or_default();
+    let mut signals = Vec::new();
+    for c in arr(path(obj, &["status", "conditions"])) {
+        let failed = matches!(str_of(c.get("type")).as_deref(), Some("ReplicaFailure" | "Failed" | "ReplicaSetFailure"));
+        if failed && str_of(c.get("status")).as_deref() == Some("True") {
+            signals.push(Signal {
+                source: Some(SignalSource::OwnerEvent),
+                reason: str_of(c.get("reason")),
+                kind: Some("Warning".into()),
+                message: text_of(c.get("message")).unwrap_or_default(),
+                count: 1,
+                object: Some(format!("{kind}/{name}")),
+                ..Default::default()
+            });
+        }
+    }
+    g.entry(kind, &ns, &name).signals.extend(signals);
+}
+
+/// Node spec and status → NodeFacts.
+pub fn node_facts(node: &Value) -> NodeFacts {
+    let mut labels = BTreeMap::new();
+    if let Some(m) = path(node, &["metadata", "labels"]).and_then(Value::as_object) {
+        for (k, v) in m {
+            labels.insert(sanitize::line(k), v.as_str().map(sanitize::line).unwrap_or_default());
+        }
+    }
+    let mut allocatable = BTreeMap::new();
+    if let Some(m) = path(node, &["status", "allocatable"]).and_then(Value::as_object) {
+        for (k, v) in m {
+            if let Some(s) = v.as_str() {
+                allocatable.insert(sanitize::line(k), sanitize::line(s));
+            }
+        }
+    }
+    let taints = arr(path(node, &["spec", "taints"]))
+        .iter()
+        .filter_map(|t| Some(Taint { key: str_of(t.get("key"))?, value: str_of(t.get("value")), effect: str_of(t.get("effect")).unwrap_or_default() }))
+        .collect();
+    NodeFacts {
+        name: str_of(path(node, &["metadata", "name"])).unwrap_or_default(),
+        labels,
+        taints,
+        allocatable,
+        unschedulable: path(node, &["spec", "unschedulable"]).and_then(Value::as_bool).unwrap_or(false),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn events_k8s_io_and_core_events_read_the_same() {
+        let core = json!({"kind":"Event","involvedObject":{"kind":"Pod","name":"p","namespace":"ml"},"reason":"FailedScheduling","type":"Warning","message":"m","count":3,"source":{"component":"default-scheduler"}});
+        let new = json!({"kind":"Event","apiVersion":"events.k8s.io/v1","regarding":{"kind":"Pod","name":"p","namespace":"ml"},"reason":"FailedScheduling","type":"Warning","note":"m","series":{"count":3,"lastObservedTime":"2026-01-01T00:00:00Z"},"reportingController":"default-scheduler"});
+        let (k1, s1) = event_signal(&core);
+        let (k2, s2) = event_signal(&new);
+        assert_eq!(k1, k2);
+        assert_eq!((s1.message.as_str(), s1.count, s1.component.as_deref()), (s2.message.as_str(), s2.count, s2.component.as_deref()));
+    }
+
+    #[test]
+    fn null_lists_and_odd_types_do_not_panic() {
+        let pod = json!({"kind":"Pod","metadata":{"name":"p","ownerReferences":null},"spec":{"containers":null,"tolerations":[null, 3, {"key": 5}]},"status":{"conditions":[null,{"type":"PodScheduled","status":"False","message":null}],"containerStatuses":"x"}});
+        let (facts, signals) = pod_facts(&pod);
+        assert_eq!(facts.name.as_deref(), Some("p"));
+        assert_eq!(signals.len(), 1);
+    }
+
+    #[test]
+    fn owner_failed_create_reaches_its_pod() {
+        let list = json!({"kind":"List","items":[
+            {"kind":"Pod","metadata":{"name":"p-1","namespace":"ml","ownerReferences":[{"kind":"ReplicaSet","name":"rs","controller":true}]},"spec":{"containers":[{"name":"c"}]},"status":{"phase":"Pending"}},
+            {"kind":"Event","involvedObject":{"kind":"ReplicaSet","name":"rs","namespace":"ml"},"reason":"FailedCreate","type":"Warning","message":"Error creating: pods \"p-2\" is forbidden: exceeded quota: q, requested: requests.nvidia.com/gpu=1, used: requests.nvidia.com/gpu=1, limited: requests.nvidia.com/gpu=1"}
+        ]});
+        let evs = read(vec![list], "x").unwrap();
+        assert_eq!(evs.len(), 1, "{evs:#?}");
+        assert_eq!(evs[0].signals.len(), 1);
+        assert_eq!(evs[0].signals[0].source, Some(SignalSource::OwnerEvent));
+    }
+}

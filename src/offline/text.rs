@@ -1,0 +1,570 @@
+//! Reads text: `kubectl describe pod` output (header fields, container states, conditions, the Events table
+//! with `(xN over M)`, wrapped and truncated rows, with or without its header, the 1.35+ `fieldPath: `
+//! prefix), `kubectl get events` tables, YAML fragments (`message: '…'`), kubelet/containerd/journal log
+//! lines (with their escaped quotes), and bare messages. Everything that is not recognised as a field
+//! becomes a plain-text signal; nothing is dropped silently.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::evidence::{Evidence, PodFacts, Signal, SignalSource, Target, Toleration};
+use crate::sanitize;
+
+static EVENT_ROW: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?P<pre>.*?)\b(?P<type>Warning|Normal)\s+(?P<reason>[A-Za-z][A-Za-z0-9./_-]*)(?:\s+(?P<rest>.*))?$").expect("row")
+});
+static AGE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?P<age><unknown>|<invalid>|[0-9][0-9a-z.]*)(?:\s+\(x(?P<n>\d+) over [^)]*\))?\s+").expect("age")
+});
+static FROM: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^(?P<from>kubelet(?:,\s*\S+)?|[a-z][a-z0-9.-]*(?:-scheduler|-controller|-manager|-controller-manager|scheduler|kubelet|autoscaler)[a-z0-9.-]*|\{[^}]*\}|[a-z][a-z0-9-]*)(?:\s+|$)").expect("from"));
+static OBJECT: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^(?P<kind>[a-z][a-z.0-9]*)/(?P<name>[^\s/]+)\s+").expect("object"));
+static FIELD: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^(?P<key>[A-Z][A-Za-z -]*):\s*(?P<value>.*)$").expect("field"));
+static ASSIGNED: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"Successfully assigned (?P<ns>[a-z0-9.-]+)/(?P<name>[a-z0-9.-]+) to (?P<node>[A-Za-z0-9.-]+)").expect("assigned"));
+static RECORD_START: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"^\s*(?:[-*>]\s+)?`?(?:pod didn't trigger|\d{4}-\d\d-\d\d[T ]|[A-Z][a-z]{2} +\d+ \d\d:\d\d|[EWIF]\d{4} |time=|level=|kubelet\[|containerd\[|Warning\b|Normal\b|Error\b|error:|Failed\b|failed to|0/\d+ nodes|no nodes available|pods? "|Pod "|spec\.|status:|message:|reason:|note:|\{|Allocate failed|Node didn't|nvidia-container-cli:|Events:|Name:)"#).expect("record")
+});
+static POD_IN_LOG: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#"pod="(?P<ns>[a-z0-9.-]+)/(?P<name>[a-z0-9.-]+)"|PodSandboxMetadata\{Name:(?P<name2>[^,]+),Uid:[^,]*,Namespace:(?P<ns2>[^,]+),"#).expect("pod in log"));
+
+/// Whether the text looks like `kubectl describe` output.
+pub fn is_describe(input: &str) -> bool {
+    let mut name = false;
+    let mut section = false;
+    for line in input.lines().take(400) {
+        name |= line.starts_with("Name:");
+        section |= line.starts_with("Events:") || line.starts_with("Conditions:") || line.starts_with("Containers:") || line.starts_with("Status:");
+    }
+    name && section
+}
+
+pub(super) fn read(input: &str) -> Evidence {
+    let mut ev = Evidence { target: Target { kind: "Pod".into(), ..Default::default() }, ..Default::default() };
+    let mut pod = PodFacts::default();
+    let mut pod_seen = false;
+    let lines: Vec<&str> = input.lines().collect();
+    let mut i = 0;
+    let mut plain: Vec<String> = Vec::new();
+    while i < lines.len() {
+        let raw = lines[i];
+        let line = raw.trim_end();
+        // Top-level describe fields (column 0).
+        if let Some(c) = FIELD.captures(line).filter(|_| !raw.starts_with(' ') && !raw.starts_with('\t')) {
+            let key = c["key"].trim().to_string();
+            let value = c["value"].trim().to_string();
+            let consumed = describe_field(&key, &value, &lines, i, &mut pod, &mut ev);
+            if let Some(n) = consumed {
+                pod_seen |= key != "Events";
+                flush_plain(&mut plain, &mut ev);
+                i += n;
+                continue;
+            }
+        }
+        if let Some(row) = event_row(line) {
+            flush_plain(&mut plain, &mut ev);
+            let (mut signal, used) = continue_row(row, &lines, i);
+            note_assigned(&signal, &mut ev, &mut pod);
+            signal.message = sanitize::clean(signal.message.trim(), true);
+            ev.signals.push(signal);
+            i += used;
+            continue;
+        }
+        if is_table_noise(line) {
+            i += 1;
+            continue;
+        }
+        // Bare text: start a new record or continue the current one.
+        if plain.is_empty() || RECORD_START.is_match(line) || line.trim().is_empty() {
+            flush_plain(&mut plain, &mut ev);
+        }
+        if !line.trim().is_empty() {
+            plain.push(line.to_string());
+        }
+        i += 1;
+    }
+    flush_plain(&mut plain, &mut ev);
+    if pod_seen {
+        if pod.scheduled.is_none() && pod.node_name.is_some() {
+            pod.scheduled = Some("True".into());
+        }
+        ev.target.name = pod.name.clone();
+        ev.target.namespace = pod.namespace.clone();
+        ev.pod = Some(pod);
+    } else if let Some(p) = ev.pod.take() {
+        ev.pod = Some(p);
+    }
+    if ev.target.name.is_none() {
+        for s in &ev.signals {
+            if let Some(c) = POD_IN_LOG.captures(&s.message) {
+                let name = c.name("name").or_else(|| c.name("name2")).map(|m| m.as_str().to_string());
+                let ns = c.name("ns").or_else(|| c.name("ns2")).map(|m| m.as_str().to_string());
+                ev.target.name = name;
+                ev.target.namespace = ns;
+                break;
+            }
+        }
+    }
+    ev
+}
+
+fn note_assigned(s: &Signal, ev: &mut Evidence, pod: &mut PodFacts) {
+    if s.reason.as_deref() == Some("Scheduled") {
+        if let Some(c) = ASSIGNED.captures(&s.message) {
+            if ev.target.name.is_none() {
+                ev.target.name = Some(c["name"].to_string());
+                ev.target.namespace = Some(c["ns"].to_string());
+            }
+            if pod.node_name.is_none() {
+                pod.node_name = Some(c["node"].to_string());
+            }
+            if ev.pod.is_none() {
+                ev.pod = Some(PodFacts { node_name: Some(c["node"].to_string()), scheduled: Some("True".into()), ..Default::default() });
+            }
+        }
+    }
+}
+
+fn is_table_noise(line: &str) -> bool {
+    let t = line.trim();
+    t.starts_with("----")
+        || (t.starts_with("Type") && t.contains("Reason") && t.contains("Message"))
+        || (t.contains("LAST SEEN") && t.contains("REASON"))
+        || (t.starts_with("FirstSeen") && t.contains("Reason"))
+        || t == "```"
+        || t.starts_with("```")
+}
+
+fn flush_plain(plain: &mut Vec<String>, ev: &mut Evidence) {
+    if plain.is_empty() {
+        return;
+    }
+    let joined = plain.join("\n");
+    plain.clear();
+    let (source, message, reason) = strip_record(&joined);
+    if message.trim().is_empty() {
+        return;
+    }
+    ev.signals.push(Signal { source: Some(source), reason, message: sanitize::clean(message.trim(), true), count: 1, ..Default::default() });
+}
+
+/// Recognises log framing and YAML keys around a bare message, and undoes log escaping.
+fn strip_record(text: &str) -> (SignalSource, String, Option<String>) {
+    let t = text.trim_start_matches(|c: char| c == '-' || c == '>' || c == '*' || c.is_whitespace());
+    for key in ["message:", "note:"] {
+        if let Some(rest) = t.strip_prefix(key) {
+            let v = rest.trim().trim_matches(|c| c == '\'' || c == '"');
+            return (SignalSource::Text, v.to_string(), None);
+        }
+    }
+    if let Some(rest) = t.strip_prefix("reason:") {
+        return (SignalSource::Text, rest.trim().trim_matches('"').to_string(), None);
+    }
+    let is_log = t.contains("level=") || t.contains("kubelet[") || t.contains("containerd[") || t.contains("err=\"") || t.contains("error=\"")
+        || Regex::new(r"^[EWIF]\d{4} \d\d:\d\d").map(|r| r.is_match(t)).unwrap_or(false);
+    if is_log {
+        return (SignalSource::Log, unescape(t), None);
+    }
+    if text.contains("\\\"") {
+        return (SignalSource::Text, unescape(text), None);
+    }
+    (SignalSource::Text, text.to_string(), None)
+}
+
+/// Undoes one or more levels of Go/JSON string escaping inside log lines (`\"`, `\\\"`).
+fn unescape(s: &str) -> String {
+    let mut cur = s.to_string();
+    for _ in 0..4 {
+        if !cur.contains('\\') {
+            break;
+        }
+        let next = cur.replace("\\\\", "\u{0}").replace("\\\"", "\"").replace("\\n", "\n").replace('\u{0}', "\\");
+        if next == cur {
+            break;
+        }
+        cur = next;
+    }
+    cur
+}
+
+struct Row {
+    signal: Signal,
+    indent: usize,
+}
+
+fn event_row(line: &str) -> Option<Row> {
+    let c = EVENT_ROW.captures(line)?;
+    let pre = c.name("pre").map_or("", |m| m.as_str());
+    let pre_trim = pre.trim();
+    // Only a table row if what precedes the type is indentation, a timestamp or an age column.
+    if !pre_trim.is_empty() && !pre_trim.split_whitespace().all(|w| w.len() < 40 && !w.ends_with(':')) {
+        return None;
+    }
+    if !pre_trim.is_empty() && pre_trim.chars().any(|c| c.is_ascii_lowercase()) && !looks_like_age_or_ns(pre_trim) {
+        return None;
+    }
+    let reason = c["reason"].to_string();
+    let mut rest = c.name("rest").map_or("", |m| m.as_str()).trim_start().to_string();
+    let mut count = 1;
+    let mut component = None;
+    let mut node = None;
+    let mut object = None;
+    if let Some(o) = OBJECT.captures(&rest) {
+        // `kubectl get events`: OBJECT then MESSAGE.
+        object = Some(format!("{}/{}", o["kind"].to_string(), &o["name"]));
+        rest = rest[o.get(0).map_or(0, |m| m.end())..].to_string();
+    } else {
+        if let Some(a) = AGE.captures(&rest) {
+            count = a.name("n").and_then(|m| m.as_str().parse().ok()).unwrap_or(1);
+            rest = rest[a.get(0).map_or(0, |m| m.end())..].to_string();
+        }
+        if let Some(f) = FROM.captures(&rest) {
+            let from = f["from"].to_string();
+            if let Some((comp, host)) = from.split_once(',') {
+                component = Some(comp.trim().to_string());
+                node = Some(host.trim().to_string());
+            } else {
+                component = Some(from.trim_matches(|c| c == '{' || c == '}').split_whitespace().next().unwrap_or("").to_string());
+            }
+            rest = rest[f.get(0).map_or(0, |m| m.end())..].to_string();
+        }
+    }
+    // kubectl ≥1.35 prefixes container events with their fieldPath.
+    let mut field_path = None;
+    if rest.starts_with("spec.") {
+        if let Some((fp, msg)) = rest.split_once("}: ") {
+            if !fp.contains(' ') {
+                field_path = Some(format!("{fp}}}"));
+                rest = msg.to_string();
+            }
+        }
+    }
+    let kind = c["type"].to_string();
+    let source = if reason == "FailedCreate" || object.as_deref().is_some_and(|o| !o.starts_with("pod/")) {
+        SignalSource::OwnerEvent
+    } else {
+        SignalSource::Event
+    };
+    let indent = line.len() - line.trim_start().len();
+    Some(Row {
+        signal: Signal { source: Some(source), reason: Some(reason), kind: Some(kind), message: rest, count, object, field_path, component, node, time: None },
+        indent,
+    })
+}
+
+fn looks_like_age_or_ns(pre: &str) -> bool {
+    // `2m`, `<unknown>`, `10h (x3 over 1d)`, a namespace column, or an ISO timestamp.
+    pre.split_whitespace().count() <= 6
+}
+
+/// Appends the lines that continue an event's message (wrapped rows, embedded newlines).
+fn continue_row(row: Row, lines: &[&str], start: usize) -> (Signal, usize) {
+    let mut signal = row.signal;
+    let mut used = 1;
+    while start + used < lines.len() {
+        let next = lines[start + used];
+        let t = next.trim();
+        if t.is_empty() || event_row(next).is_some() || is_table_noise(next) {
+            break;
+        }
+        let indent = next.len() - next.trim_start().len();
+        // A new top-level describe field ends the table.
+        if indent == 0 && FIELD.is_match(next) && !signal.message.is_empty() && row.indent > 0 {
+            break;
+        }
+        signal.message.push('\n');
+        signal.message.push_str(t);
+        used += 1;
+    }
+    (signal, used)
+}
+
+/// Handles one top-level describe field; returns how many lines it consumed, or None if it is not one.
+fn describe_field(key: &str, value: &str, lines: &[&str], i: usize, pod: &mut PodFacts, ev: &mut Evidence) -> Option<usize> {
+    let block_end = |from: usize| -> usize {
+        let mut j = from + 1;
+        while j < lines.len() && (lines[j].starts_with(' ') || lines[j].starts_with('\t') || lines[j].trim().is_empty()) {
+            if lines[j].trim().is_empty() && j + 1 < lines.len() && !lines[j + 1].starts_with(' ') {
+                break;
+            }
+            j += 1;
+        }
+        j - from
+    };
+    let none = |v: &str| v.is_empty() || v == "<none>";
+    match key {
+        "Name" => {
+            pod.name = Some(sanitize::line(value));
+            Some(1)
+        }
+        "Namespace" => {
+            pod.namespace = Some(sanitize::line(value));
+            Some(1)
+        }
+        "Node" => {
+            if !none(value) {
+                pod.node_name = Some(sanitize::line(value.split('/').next().unwrap_or(value)));
+            }
+            Some(1)
+        }
+        "Status" => {
+            pod.phase = Some(sanitize::line(value));
+            Some(1)
+        }
+        "Reason" => {
+            pod.reason = Some(sanitize::line(value));
+            Some(1)
+        }
+        "Message" => {
+            let n = block_end(i);
+            let mut msg = value.to_string();
+            for l in &lines[i + 1..i + n] {
+                msg.push('\n');
+                msg.push_str(l.trim());
+            }
+            pod.message = Some(sanitize::clean(msg.trim(), true));
+            ev.signals.push(Signal { source: Some(SignalSource::PodStatus), reason: pod.reason.clone(), message: pod.message.clone().unwrap_or_default(), count: 1, ..Default::default() });
+            Some(n)
+        }
+        "Runtime Class Name" => {
+            if !none(value) {
+                pod.runtime_class_name = Some(sanitize::line(value));
+            }
+            Some(1)
+        }
+        "Controlled By" => {
+            pod.owner = Some(sanitize::line(value));
+            if ev.target.kind == "Deployment" && value.starts_with("Deployment/") {
+                ev.target.kind = "ReplicaSet".into();
+            }
+            Some(1)
+        }
+        "Node-Selectors" => {
+            let n = block_end(i);
+            for l in std::iter::once(value).chain(lines[i + 1..i + n].iter().map(|l| l.trim())) {
+                if let Some((k, v)) = l.split_once('=') {
+                    pod.node_selector.insert(sanitize::line(k.trim()), sanitize::line(v.trim()));
+                }
+            }
+            Some(n)
+        }
+        "Tolerations" => {
+            let n = block_end(i);
+            for l in std::iter::once(value).chain(lines[i + 1..i + n].iter().map(|l| l.trim())) {
+                if let Some(t) = parse_toleration(l) {
+                    pod.tolerations.push(t);
+                }
+            }
+            Some(n)
+        }
+        "Containers" | "Init Containers" => {
+            let n = block_end(i);
+            read_containers(&lines[i + 1..i + n], pod, ev);
+            Some(n)
+        }
+        "Conditions" => {
+            let n = block_end(i);
+            for l in &lines[i + 1..i + n] {
+                let mut parts = l.split_whitespace();
+                match (parts.next(), parts.next(), parts.next()) {
+                    (Some("PodScheduled"), Some(s), _) => pod.scheduled = Some(s.to_string()),
+                    (Some("Ready"), Some(s), _) => pod.ready = Some(s.to_string()),
+                    // A Deployment/ReplicaSet that cannot create its Pods (the reason is on the ReplicaSet).
+                    (Some("ReplicaFailure"), Some("True"), reason) => ev.signals.push(Signal {
+                        source: Some(SignalSource::OwnerEvent),
+                        reason: Some(reason.unwrap_or("FailedCreate").to_string()),
+                        kind: Some("Warning".into()),
+                        message: "condition ReplicaFailure=True".into(),
+                        count: 1,
+                        ..Default::default()
+                    }),
+                    _ => {}
+                }
+            }
+            Some(n)
+        }
+        "Events" => Some(1),
+        "Replicas" => {
+            ev.target.kind = if pod.owner.as_deref().is_some_and(|o| o.starts_with("Deployment/")) { "ReplicaSet".into() } else { "Deployment".into() };
+            Some(1)
+        }
+        "NewReplicaSet" => {
+            if let Some(rs) = value.split_whitespace().next().filter(|v| !none(v)) {
+                pod.owner = Some(format!("ReplicaSet/{}", sanitize::line(rs)));
+            }
+            Some(1)
+        }
+        _ if lines[i].starts_with(key) && !value.contains("  ") && key.len() < 40 && is_describe_key(key) => Some(block_end(i)),
+        _ => None,
+    }
+}
+
+fn is_describe_key(key: &str) -> bool {
+    matches!(
+        key,
+        "Priority" | "Priority Class Name" | "Service Account" | "Start Time" | "Labels" | "Annotations" | "IP" | "IPs" | "QoS Class"
+            | "Volumes" | "Readiness Gates" | "Topology Spread Constraints" | "Selector" | "Replicas" | "Pods Status" | "Pod Template"
+            | "Nominated Node Name" | "Completions" | "Parallelism" | "CreationTimestamp"
+    )
+}
+
+/// `nvidia.com/gpu:NoSchedule op=Exists`, `dedicated=gpu:NoSchedule`, `node.kubernetes.io/not-ready:NoExecute op=Exists for 300s`.
+fn parse_toleration(l: &str) -> Option<Toleration> {
+    let l = l.trim();
+    if l.is_empty() || l == "<none>" {
+        return None;
+    }
+    let mut parts = l.split_whitespace();
+    let head = parts.next()?;
+    let op = parts.find_map(|p| p.strip_prefix("op=")).map(str::to_string);
+    let (kv, effect) = match head.rsplit_once(':') {
+        Some((kv, e)) if matches!(e, "NoSchedule" | "NoExecute" | "PreferNoSchedule") => (kv, Some(e.to_string())),
+        _ => (head, None),
+    };
+    let (key, value) = match kv.split_once('=') {
+        Some((k, v)) => (k, Some(v.to_string())),
+        None => (kv, None),
+    };
+    Some(Toleration {
+        key: (!key.is_empty()).then(|| key.to_string()),
+        operator: op.or_else(|| Some(if value.is_some() { "Equal".into() } else { "Exists".into() })),
+        value,
+        effect,
+    })
+}
+
+/// Container blocks: `Limits:`/`Requests:` resources and `State:`/`Last State:` reason and message.
+fn read_containers(block: &[&str], pod: &mut PodFacts, ev: &mut Evidence) {
+    let mut current: Option<String> = None;
+    let mut in_res = false;
+    let mut state: Option<String> = None;
+    let mut reason: Option<String> = None;
+    let mut j = 0;
+    let push = |pod_name: &Option<String>, state: &Option<String>, reason: &Option<String>, msg: String, ev: &mut Evidence| {
+        if reason.is_none() && msg.is_empty() {
+            return;
+        }
+        if state.as_deref() == Some("Terminated") && reason.as_deref() == Some("Completed") {
+            return;
+        }
+        ev.signals.push(Signal {
+            source: Some(SignalSource::ContainerStatus),
+            reason: reason.clone(),
+            message: sanitize::clean(msg.trim(), true),
+            count: 1,
+            field_path: pod_name.as_ref().map(|n| format!("spec.containers{{{n}}}")),
+            ..Default::default()
+        });
+    };
+    while j < block.len() {
+        let l = block[j];
+        let indent = l.len() - l.trim_start().len();
+        let t = l.trim();
+        if indent <= 2 && t.ends_with(':') && !t.contains(' ') {
+            current = Some(sanitize::line(t.trim_end_matches(':')));
+            if let Some(c) = &current {
+                pod.containers.push(c.clone());
+            }
+            in_res = false;
+            j += 1;
+            continue;
+        }
+        if let Some((k, v)) = t.split_once(':') {
+            let v = v.trim();
+            match k {
+                "Limits" | "Requests" => {
+                    in_res = true;
+                    j += 1;
+                    continue;
+                }
+                "State" | "Last State" => {
+                    in_res = false;
+                    state = Some(v.to_string());
+                    if v == "Running" {
+                        pod.any_running = true;
+                    }
+                    reason = None;
+                }
+                "Reason" if state.is_some() => {
+                    reason = Some(sanitize::line(v));
+                    // A reason without a message (ContainerCreating) still counts.
+                    let next_is_msg = block.get(j + 1).is_some_and(|n| n.trim_start().starts_with("Message:"));
+                    if !next_is_msg {
+                        push(&current, &state, &reason, String::new(), ev);
+                    }
+                }
+                "Message" if state.is_some() => {
+                    let mut msg = v.to_string();
+                    let base = indent;
+                    while j + 1 < block.len() {
+                        let n = block[j + 1];
+                        let ni = n.len() - n.trim_start().len();
+                        let nt = n.trim();
+                        if nt.is_empty() || (ni <= base && nt.contains(':') && nt.split(':').next().is_some_and(|k| !k.contains(' ') || k == "Exit Code" || k == "Last State")) {
+                            break;
+                        }
+                        msg.push('\n');
+                        msg.push_str(nt);
+                        j += 1;
+                    }
+                    push(&current, &state, &reason, msg, ev);
+                }
+                _ if in_res && indent >= 6 => {
+                    if !v.is_empty() {
+                        pod.requests.entry(sanitize::line(k)).or_insert_with(|| sanitize::line(v));
+                    }
+                }
+                _ => in_res = false,
+            }
+        }
+        j += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn describe_events_with_counts_and_prefix() {
+        let text = "Name: p\nNamespace: ml\nStatus: Pending\nEvents:\n  Type     Reason            Age                  From               Message\n  ----     ------            ----                 ----               -------\n  Warning  FailedScheduling  2m35s (x1135 over 4h7m)  default-scheduler  0/3 nodes are available: 3 Insufficient nvidia.com/gpu.\n  Warning  Failed  1s  kubelet  spec.containers{cuda}: Error: failed to create containerd task: x\n    nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown\n";
+        let ev = read(text);
+        assert_eq!(ev.target.name.as_deref(), Some("p"));
+        assert_eq!(ev.signals.len(), 2, "{:#?}", ev.signals);
+        assert_eq!(ev.signals[0].count, 1135);
+        assert_eq!(ev.signals[0].component.as_deref(), Some("default-scheduler"));
+        assert_eq!(ev.signals[1].field_path.as_deref(), Some("spec.containers{cuda}"));
+        assert!(ev.signals[1].message.contains("driver not loaded"));
+    }
+
+    #[test]
+    fn events_without_header_and_get_events_table() {
+        let ev = read("Warning  FailedScheduling  10h  default-scheduler  0/6 nodes are available: 6 Insufficient nvidia.com/gpu.");
+        assert_eq!(ev.signals[0].reason.as_deref(), Some("FailedScheduling"));
+        assert!(ev.signals[0].message.starts_with("0/6"));
+        let ev = read("LAST SEEN   TYPE      REASON             OBJECT            MESSAGE\n2m          Warning   FailedCreate       replicaset/gpu-5d   Error creating: pods \"gpu-5d-\" is forbidden: pod rejected: RuntimeClass \"nvidia\" not found\n");
+        assert_eq!(ev.signals.len(), 1);
+        assert_eq!(ev.signals[0].source, Some(SignalSource::OwnerEvent));
+        assert_eq!(ev.signals[0].object.as_deref(), Some("replicaset/gpu-5d"));
+    }
+
+    #[test]
+    fn log_lines_are_unescaped() {
+        let ev = read(r#"kubelet[1311]: E0505 18:42:19.812688    1311 pod_workers.go:949] "Error syncing pod, skipping" err="failed to \"CreatePodSandbox\" for \"x\" with CreatePodSandboxError: \"Failed to create sandbox for pod \\\"x\\\": rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for \\\"nvidia\\\" is configured\"" pod="gpu-operator/nvidia-device-plugin-daemonset-h9kxw""#);
+        assert_eq!(ev.signals[0].source, Some(SignalSource::Log));
+        assert!(ev.signals[0].message.contains(r#"no runtime for "nvidia" is configured"#), "{}", ev.signals[0].message);
+        assert_eq!(ev.target.name.as_deref(), Some("nvidia-device-plugin-daemonset-h9kxw"));
+    }
+
+    #[test]
+    fn tolerations_and_limits() {
+        let text = "Name: p\nNamespace: ml\nStatus: Pending\nContainers:\n  cuda:\n    Limits:\n      nvidia.com/gpu:  1\n    Requests:\n      nvidia.com/gpu:  1\nTolerations:     node.kubernetes.io/not-ready:NoExecute op=Exists for 300s\n                 nvidia.com/gpu:NoSchedule op=Exists\nEvents:  <none>\n";
+        let ev = read(text);
+        let p = ev.pod.unwrap();
+        assert_eq!(p.requests.get("nvidia.com/gpu").map(String::as_str), Some("1"));
+        assert_eq!(p.tolerations.len(), 2);
+        assert_eq!(p.tolerations[1].key.as_deref(), Some("nvidia.com/gpu"));
+        assert_eq!(p.containers, vec!["cuda"]);
+    }
+}

@@ -1,0 +1,321 @@
+//! The rule table's types and matcher. A rule is declared once, in `table.rs`, with its id, name, category,
+//! gate, pattern (named captures are the extractors), summary, explanation, next commands, fix and fixtures.
+//! This module compiles the patterns once (a `RegexSet` prefilter) and answers "which rule explains this
+//! text"; it does not rank causes or read facts (that is `diagnose`).
+
+mod table;
+
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
+
+use regex::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
+use serde::Serialize;
+
+pub use table::RULES;
+
+/// The fixed category ids of DESIGN §2.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Category {
+    Taint,
+    InsufficientResource,
+    HandlerMissing,
+    RuntimeclassNotFound,
+    DevicePlugin,
+    RuntimeHook,
+    NodeAffinity,
+    InvalidSpec,
+    Quota,
+    Other,
+    Unknown,
+    None,
+}
+
+impl Category {
+    pub const ALL: [Category; 12] = [
+        Category::Taint,
+        Category::InsufficientResource,
+        Category::HandlerMissing,
+        Category::RuntimeclassNotFound,
+        Category::DevicePlugin,
+        Category::RuntimeHook,
+        Category::NodeAffinity,
+        Category::InvalidSpec,
+        Category::Quota,
+        Category::Other,
+        Category::Unknown,
+        Category::None,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Category::Taint => "taint",
+            Category::InsufficientResource => "insufficient-resource",
+            Category::HandlerMissing => "handler-missing",
+            Category::RuntimeclassNotFound => "runtimeclass-not-found",
+            Category::DevicePlugin => "device-plugin",
+            Category::RuntimeHook => "runtime-hook",
+            Category::NodeAffinity => "node-affinity",
+            Category::InvalidSpec => "invalid-spec",
+            Category::Quota => "quota",
+            Category::Other => "other",
+            Category::Unknown => "unknown",
+            Category::None => "none",
+        }
+    }
+}
+
+/// The gate that stopped the Pod (DESIGN §1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Gate {
+    Admission,
+    Scheduling,
+    DeviceAdmission,
+    Runtime,
+    None,
+    Unknown,
+}
+
+impl Gate {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Gate::Admission => "admission",
+            Gate::Scheduling => "scheduling",
+            Gate::DeviceAdmission => "device-admission",
+            Gate::Runtime => "runtime",
+            Gate::None => "none",
+            Gate::Unknown => "unknown",
+        }
+    }
+}
+
+/// Where a next command runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Where {
+    Cluster,
+    Node,
+}
+
+/// A next-command template. Placeholders are `{capture}` or a context field (see `CONTEXT_FIELDS`).
+#[derive(Debug)]
+pub struct Next {
+    pub command: &'static str,
+    pub place: Where,
+    pub why: &'static str,
+}
+
+/// One rule. See `table.rs` for the conventions every field follows.
+#[derive(Debug)]
+pub struct Rule {
+    /// Stable id, never reused: GW1xx scheduling, GW2xx admission, GW3xx device admission, GW4xx runtime,
+    /// GW5xx causes that are not GPU gates.
+    pub id: &'static str,
+    /// Kebab-case name of the cause.
+    pub name: &'static str,
+    pub category: Category,
+    pub gate: Gate,
+    /// The signals this text arrives in (documentation, printed by `explain`).
+    pub looks_at: &'static str,
+    /// Case-insensitive regex; named captures become `details`.
+    pub pattern: &'static str,
+    /// One line, lowercase, no trailing period; placeholders as in `next`.
+    pub summary: &'static str,
+    /// Markdown under the fixed headings `## What it means`, `## Why it happens`, `## How to fix`.
+    pub explanation: &'static str,
+    pub next: &'static [Next],
+    pub fix: Option<&'static str>,
+    /// A real message this rule must explain, verbatim.
+    pub example: &'static str,
+    /// Where `example` comes from: a messages.md entry id or a URL.
+    pub example_source: &'static str,
+    /// A real, similar message this rule must not explain.
+    pub near_miss: &'static str,
+}
+
+/// Context fields a template may use besides the pattern's captures.
+pub const CONTEXT_FIELDS: &[&str] = &[
+    "pod",
+    "namespace",
+    "node",
+    "nodes_total",
+    "count",
+    "owner",
+    "container",
+    "resource",
+    "runtimeclass",
+    "handler",
+    "taint",
+    "resource_jsonpath",
+];
+
+struct Compiled {
+    set: RegexSet,
+    each: Vec<Regex>,
+}
+
+static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
+    let patterns: Vec<&str> = RULES.iter().map(|r| r.pattern).collect();
+    let set = RegexSetBuilder::new(&patterns)
+        .case_insensitive(true)
+        .size_limit(64 << 20)
+        .build()
+        .expect("every rule pattern compiles (tested)");
+    let each = patterns
+        .iter()
+        .map(|p| RegexBuilder::new(p).case_insensitive(true).build().expect("rule pattern compiles"))
+        .collect();
+    Compiled { set, each }
+});
+
+/// A rule that explained a piece of text, with its captures.
+#[derive(Debug, Clone)]
+pub struct Match {
+    pub rule: &'static Rule,
+    pub captures: BTreeMap<String, String>,
+}
+
+/// The first rule (in table order) whose pattern matches `text`.
+pub fn first_match(text: &str) -> Option<Match> {
+    let c = &*COMPILED;
+    let idx = c.set.matches(text).into_iter().next()?;
+    let caps = c.each[idx].captures(text)?;
+    let captures = c.each[idx]
+        .capture_names()
+        .flatten()
+        .filter_map(|n| caps.name(n).map(|m| (n.to_string(), m.as_str().trim().to_string())))
+        .filter(|(_, v)| !v.is_empty())
+        .collect();
+    Some(Match { rule: &RULES[idx], captures })
+}
+
+/// Every rule whose pattern matches `text` (for tests and `explain`).
+pub fn all_matches(text: &str) -> Vec<&'static Rule> {
+    COMPILED.set.matches(text).into_iter().map(|i| &RULES[i]).collect()
+}
+
+/// Looks a rule up by id (case-insensitive) or by name.
+pub fn by_id(id: &str) -> Option<&'static Rule> {
+    RULES.iter().find(|r| r.id.eq_ignore_ascii_case(id) || r.name == id)
+}
+
+/// The `{placeholder}` names used in a template.
+pub fn placeholders(template: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        let after = &rest[open + 1..];
+        match after.find('}') {
+            Some(close) => {
+                let name = &after[..close];
+                if !name.is_empty() && name.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') {
+                    out.push(name);
+                }
+                rest = &after[close + 1..];
+            }
+            None => break,
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_unique_sorted_and_well_formed() {
+        let ids: Vec<&str> = RULES.iter().map(|r| r.id).collect();
+        let mut sorted = ids.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(ids, sorted, "rule ids must be unique and sorted");
+        for r in RULES {
+            assert!(r.id.len() == 5 && r.id.starts_with("GW") && r.id[2..].bytes().all(|b| b.is_ascii_digit()), "{}", r.id);
+            let range = &r.id[2..3];
+            let expected = match r.gate {
+                Gate::Scheduling => "1",
+                Gate::Admission => "2",
+                Gate::DeviceAdmission => "3",
+                Gate::Runtime => "4",
+                _ => "?",
+            };
+            assert!(range == expected || (range == "5" && r.category == Category::Other), "{} is in the wrong id range for {:?}", r.id, r.gate);
+        }
+    }
+
+    #[test]
+    fn names_are_unique_kebab_case_causes() {
+        let mut names: Vec<&str> = RULES.iter().map(|r| r.name).collect();
+        names.sort();
+        let before = names.len();
+        names.dedup();
+        assert_eq!(before, names.len(), "rule names must be unique");
+        for r in RULES {
+            assert!(r.name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'), "{}", r.name);
+            assert!(!r.name.starts_with("fix-") && !r.name.starts_with("add-"), "{} names a fix, not a cause", r.name);
+        }
+    }
+
+    #[test]
+    fn every_pattern_compiles_alone() {
+        for r in RULES {
+            RegexBuilder::new(r.pattern).case_insensitive(true).build().unwrap_or_else(|e| panic!("{}: {e}", r.id));
+        }
+        let _ = &*COMPILED;
+    }
+
+    #[test]
+    fn every_placeholder_has_a_capture_or_context_field() {
+        for r in RULES {
+            let re = Regex::new(r.pattern).unwrap();
+            let caps: Vec<&str> = re.capture_names().flatten().collect();
+            let mut templates = vec![r.summary];
+            templates.extend(r.next.iter().map(|n| n.command));
+            templates.extend(r.next.iter().map(|n| n.why));
+            templates.extend(r.fix);
+            for t in templates {
+                for p in placeholders(t) {
+                    assert!(caps.contains(&p) || CONTEXT_FIELDS.contains(&p), "{}: placeholder {{{p}}} has no capture", r.id);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn summaries_and_docs_follow_the_voice() {
+        for r in RULES {
+            let first = r.summary.chars().next().unwrap();
+            assert!(!first.is_uppercase(), "{}: summary starts lowercase", r.id);
+            assert!(!r.summary.ends_with('.'), "{}: summary has no trailing period", r.id);
+            for h in ["## What it means", "## Why it happens", "## How to fix"] {
+                assert!(r.explanation.contains(h), "{}: explanation lacks {h}", r.id);
+            }
+            assert!(!r.next.is_empty(), "{}: at least one next command", r.id);
+            for n in r.next {
+                match n.place {
+                    Where::Cluster => assert!(n.command.starts_with("kubectl "), "{}: cluster commands are kubectl: {}", r.id, n.command),
+                    Where::Node => assert!(!n.command.starts_with("kubectl "), "{}: node commands run on the node", r.id),
+                }
+            }
+            assert!(!r.looks_at.is_empty() && !r.example_source.is_empty(), "{}", r.id);
+        }
+    }
+
+    #[test]
+    fn every_category_but_none_and_unknown_has_a_rule() {
+        for c in Category::ALL {
+            if matches!(c, Category::None | Category::Unknown) {
+                continue;
+            }
+            assert!(RULES.iter().any(|r| r.category == c), "no rule for {c:?}");
+        }
+    }
+
+    #[test]
+    fn placeholder_scanner() {
+        assert_eq!(placeholders("kubectl describe pod {pod} -n {namespace}"), vec!["pod", "namespace"]);
+        assert_eq!(placeholders("jsonpath='{.spec}'"), Vec::<&str>::new());
+    }
+}

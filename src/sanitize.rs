@@ -1,0 +1,115 @@
+//! Makes untrusted text (event messages, pasted input, object names) safe for a terminal: strips ANSI/OSC
+//! escape sequences, C0/C1 control characters and bidirectional overrides. It does not judge content.
+
+/// Returns `s` with every escape sequence and control character removed. Newlines survive when
+/// `keep_newlines` is set (multi-line hook stderr); tabs always become a single space.
+pub fn clean(s: &str, keep_newlines: bool) -> String {
+    if s.chars().all(|c| !needs_work(c)) {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\u{1b}' => skip_escape(&mut chars),
+            // C1 CSI / OSC introducers behave like ESC [ and ESC ].
+            '\u{9b}' => skip_csi(&mut chars),
+            '\u{9d}' | '\u{90}' | '\u{9e}' | '\u{9f}' => skip_string(&mut chars),
+            '\n' if keep_newlines => out.push('\n'),
+            '\n' | '\t' => out.push(' '),
+            '\r' => {}
+            c if is_bidi(c) => {}
+            c if c.is_control() => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Single-line form: newlines become spaces.
+pub fn line(s: &str) -> String {
+    clean(s, false)
+}
+
+fn needs_work(c: char) -> bool {
+    c.is_control() || is_bidi(c)
+}
+
+fn is_bidi(c: char) -> bool {
+    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')
+}
+
+fn skip_escape(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
+    match chars.next() {
+        Some('[') => skip_csi(chars),
+        Some(']') | Some('P') | Some('X') | Some('^') | Some('_') => skip_string(chars),
+        // Two-character sequences (ESC c, ESC 7, ESC ( B …): drop the intermediates and the final byte.
+        Some(c) if ('\u{20}'..='\u{2f}').contains(&c) => {
+            while let Some(&n) = chars.peek() {
+                chars.next();
+                if !('\u{20}'..='\u{2f}').contains(&n) {
+                    break;
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn skip_csi(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
+    // Parameter and intermediate bytes, then one final byte in 0x40..=0x7e.
+    for c in chars.by_ref() {
+        if ('\u{40}'..='\u{7e}').contains(&c) {
+            break;
+        }
+        if !('\u{20}'..='\u{3f}').contains(&c) {
+            break;
+        }
+    }
+}
+
+fn skip_string(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
+    // Until BEL, ST (ESC \) or C1 ST.
+    while let Some(c) = chars.next() {
+        match c {
+            '\u{7}' | '\u{9c}' => break,
+            '\u{1b}' => {
+                if chars.peek() == Some(&'\\') {
+                    chars.next();
+                }
+                break;
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strips_csi_osc_and_controls() {
+        assert_eq!(line("a\u{1b}[31mred\u{1b}[0m b"), "ared b");
+        assert_eq!(line("x\u{1b}]0;title\u{7}y"), "xy");
+        assert_eq!(line("x\u{1b}]8;;http://e\u{1b}\\link\u{1b}]8;;\u{1b}\\y"), "xlinky");
+        assert_eq!(line("a\u{0}b\u{7}c\u{8}d"), "abcd");
+        assert_eq!(line("a\u{9b}2Jb"), "ab");
+        assert_eq!(line("evil\u{202e}txt"), "eviltxt");
+        assert_eq!(line("tab\tand\nnewline\r\n"), "tab and newline ");
+        assert_eq!(clean("one\ntwo", true), "one\ntwo");
+    }
+
+    #[test]
+    fn plain_text_is_untouched() {
+        let s = "0/3 nodes are available: 3 Insufficient nvidia.com/gpu. ünïcode ✓";
+        assert_eq!(line(s), s);
+    }
+
+    #[test]
+    fn trailing_escape_does_not_panic() {
+        assert_eq!(line("a\u{1b}"), "a");
+        assert_eq!(line("a\u{1b}["), "a");
+        assert_eq!(line("a\u{1b}]unterminated"), "a");
+    }
+}

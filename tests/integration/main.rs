@@ -1,0 +1,7 @@
+//! The one integration test binary (ripgrep pattern). Each module names what it tests; the cheapest kinds
+//! (fixtures, renderers) come first and the control-plane tests last.
+
+mod common;
+
+mod cluster;
+mod controlplane;
