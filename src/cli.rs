@@ -52,7 +52,7 @@ pub enum Command {
         /// A rule id (GW103) or name (untolerated-taint).
         id: String,
     },
-    /// Print a shell completion script.
+    /// Print a shell completion script (`kubectl` prints the kubectl_complete-gpuwhy helper).
     Completion {
         /// The shell.
         #[arg(value_enum)]
@@ -72,6 +72,8 @@ pub enum Shell {
     Bash,
     Zsh,
     Fish,
+    /// The `kubectl_complete-gpuwhy` script kubectl ≥1.26 runs to complete plugin arguments.
+    Kubectl,
 }
 
 /// The clap command, for completion scripts and tests.

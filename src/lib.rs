@@ -5,6 +5,7 @@
 pub mod catalog;
 pub mod classify;
 pub mod cli;
+pub mod completion;
 pub mod config;
 pub mod diagnose;
 pub mod error;
@@ -63,13 +64,7 @@ pub fn run_local(config: &Config, out: &mut dyn Write) -> Result<Outcome> {
             Ok(Outcome::Clear)
         }
         Mode::Completion { shell } => {
-            let mut cmd = cli::command();
-            let shell = match shell {
-                cli::Shell::Bash => clap_complete::Shell::Bash,
-                cli::Shell::Zsh => clap_complete::Shell::Zsh,
-                cli::Shell::Fish => clap_complete::Shell::Fish,
-            };
-            clap_complete::generate(shell, &mut cmd, "kubectl-gpuwhy", out);
+            completion::write(*shell, out)?;
             Ok(Outcome::Clear)
         }
     }
