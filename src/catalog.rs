@@ -4,21 +4,37 @@
 use std::io::{self, Write};
 
 use crate::render::Format;
-use crate::rules::{Rule, Where, RULES};
+use crate::rules::{RULES, Rule, Where};
 
 /// `kubectl gpuwhy rules`.
 pub fn rules(format: Format, out: &mut dyn Write) -> io::Result<()> {
     match format {
         Format::Text => {
             for r in RULES {
-                writeln!(out, "{}  {:<42} {:<22} {:<16} {}", r.id, r.name, r.category.as_str(), r.gate.as_str(), r.summary)?;
+                writeln!(
+                    out,
+                    "{}  {:<42} {:<22} {:<16} {}",
+                    r.id,
+                    r.name,
+                    r.category.as_str(),
+                    r.gate.as_str(),
+                    r.summary
+                )?;
             }
         }
         Format::Markdown => {
             writeln!(out, "| id | name | category | gate | summary |")?;
             writeln!(out, "|---|---|---|---|---|")?;
             for r in RULES {
-                writeln!(out, "| {} | `{}` | {} | {} | {} |", r.id, r.name, r.category.as_str(), r.gate.as_str(), r.summary.replace('|', "\\|"))?;
+                writeln!(
+                    out,
+                    "| {} | `{}` | {} | {} | {} |",
+                    r.id,
+                    r.name,
+                    r.category.as_str(),
+                    r.gate.as_str(),
+                    r.summary.replace('|', "\\|")
+                )?;
             }
         }
         Format::Json => {
@@ -42,20 +58,34 @@ fn rule_json(r: &Rule) -> serde_json::Value {
 /// `kubectl gpuwhy explain ID`.
 pub fn explain(r: &Rule, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "# {} {}\n", r.id, r.name)?;
-    writeln!(out, "category: {}    gate: {}", r.category.as_str(), r.gate.as_str())?;
+    writeln!(
+        out,
+        "category: {}    gate: {}",
+        r.category.as_str(),
+        r.gate.as_str()
+    )?;
     writeln!(out, "looks at: {}", r.looks_at)?;
     writeln!(out, "summary:  {}\n", r.summary)?;
     writeln!(out, "{}\n", r.explanation)?;
     writeln!(out, "## Next commands")?;
     for n in r.next {
-        let place = if n.place == Where::Node { " (on the node)" } else { "" };
+        let place = if n.place == Where::Node {
+            " (on the node)"
+        } else {
+            ""
+        };
         writeln!(out, "  {}{}\n      {}", n.command, place, n.why)?;
     }
     if let Some(fix) = r.fix {
         writeln!(out, "\n## Fix\n{fix}")?;
     }
     writeln!(out, "\n## Pattern\n  {}", r.pattern)?;
-    writeln!(out, "\n## Example ({})\n  {}", r.example_source, r.example.replace('\n', "\n  "))?;
+    writeln!(
+        out,
+        "\n## Example ({})\n  {}",
+        r.example_source,
+        r.example.replace('\n', "\n  ")
+    )?;
     writeln!(out, "\n## Near miss (must not match)\n  {}", r.near_miss)?;
     Ok(())
 }

@@ -46,7 +46,10 @@ pub fn normalise_glued(message: &str) -> String {
 
 fn normalise_with(message: &str, glue: &str) -> String {
     let mut s: Cow<'_, str> = Cow::Borrowed(message);
-    if s.contains(['\u{201c}', '\u{201d}', '\u{2018}', '\u{2019}', '`']) || s.contains("**") || s.contains("''") {
+    if s.contains(['\u{201c}', '\u{201d}', '\u{2018}', '\u{2019}', '`'])
+        || s.contains("**")
+        || s.contains("''")
+    {
         s = Cow::Owned(
             s.replace(['\u{201c}', '\u{201d}'], "\"")
                 .replace(['\u{2018}', '\u{2019}'], "'")
@@ -83,12 +86,11 @@ fn normalise_with(message: &str, glue: &str) -> String {
             t = rest;
         }
     }
-    if t.starts_with("spec.") {
-        if let Some((head, rest)) = t.split_once("}: ") {
-            if !head.contains(' ') {
-                t = rest;
-            }
-        }
+    if t.starts_with("spec.")
+        && let Some((head, rest)) = t.split_once("}: ")
+        && !head.contains(' ')
+    {
+        t = rest;
     }
     let t = t.strip_suffix(": unknown").unwrap_or(t);
     t.to_string()
@@ -134,7 +136,13 @@ fn read_normalised(text: &str) -> Reading {
         return reading;
     }
     match rules::first_match(text) {
-        Some(m) => reading.findings.push(Finding { rule: m.rule, captures: m.captures, count: None, nodes_total: None, truncated: false }),
+        Some(m) => reading.findings.push(Finding {
+            rule: m.rule,
+            captures: m.captures,
+            count: None,
+            nodes_total: None,
+            truncated: false,
+        }),
         None => reading.unexplained.push(text.to_string()),
     }
     reading
@@ -153,7 +161,11 @@ mod tests {
                 reading.findings.iter().any(|f| f.rule.id == r.id),
                 "{} does not explain its own example; got {:?}",
                 r.id,
-                reading.findings.iter().map(|f| f.rule.id).collect::<Vec<_>>()
+                reading
+                    .findings
+                    .iter()
+                    .map(|f| f.rule.id)
+                    .collect::<Vec<_>>()
             );
         }
     }
@@ -181,17 +193,40 @@ mod tests {
             "Pulling image \"nvcr.io/nvidia/cuda:12.2.0-base-ubuntu22.04\"",
         ] {
             let r = read(healthy);
-            assert!(r.findings.is_empty(), "{healthy} matched {:?}", r.findings.iter().map(|f| f.rule.id).collect::<Vec<_>>());
+            assert!(
+                r.findings.is_empty(),
+                "{healthy} matched {:?}",
+                r.findings.iter().map(|f| f.rule.id).collect::<Vec<_>>()
+            );
         }
     }
 
     #[test]
     fn normalises_prefixes_and_wrapping() {
-        assert_eq!(normalise("(combined from similar events): Error: x"), "Error: x");
-        assert_eq!(normalise("spec.containers{cuda}: Error: failed to create containerd task: boom: unknown"), "Error: failed to create containerd task: boom");
-        assert_eq!(normalise("node(s) had taint {node.kubernetes.io/disk-pressure:\n        }, that the pod didn''t tolerate."), "node(s) had taint {node.kubernetes.io/disk-pressure: }, that the pod didn't tolerate.");
-        assert_eq!(normalise("no runtime for \u{201c}nvidia\u{201d} is configured"), "no runtime for \"nvidia\" is configured");
-        assert_eq!(normalise("**0/1 nodes** are `available`"), "0/1 nodes are available");
+        assert_eq!(
+            normalise("(combined from similar events): Error: x"),
+            "Error: x"
+        );
+        assert_eq!(
+            normalise(
+                "spec.containers{cuda}: Error: failed to create containerd task: boom: unknown"
+            ),
+            "Error: failed to create containerd task: boom"
+        );
+        assert_eq!(
+            normalise(
+                "node(s) had taint {node.kubernetes.io/disk-pressure:\n        }, that the pod didn''t tolerate."
+            ),
+            "node(s) had taint {node.kubernetes.io/disk-pressure: }, that the pod didn't tolerate."
+        );
+        assert_eq!(
+            normalise("no runtime for \u{201c}nvidia\u{201d} is configured"),
+            "no runtime for \"nvidia\" is configured"
+        );
+        assert_eq!(
+            normalise("**0/1 nodes** are `available`"),
+            "0/1 nodes are available"
+        );
     }
 
     #[test]
@@ -204,8 +239,11 @@ mod tests {
 
     #[test]
     fn fit_error_items_each_find_their_rule() {
-        let r = read("0/3 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 2 Insufficient nvidia.com/gpu. preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod.");
-        let ids: Vec<(&str, Option<u32>)> = r.findings.iter().map(|f| (f.rule.id, f.count)).collect();
+        let r = read(
+            "0/3 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 2 Insufficient nvidia.com/gpu. preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod.",
+        );
+        let ids: Vec<(&str, Option<u32>)> =
+            r.findings.iter().map(|f| (f.rule.id, f.count)).collect();
         assert_eq!(ids, vec![("GW102", Some(1)), ("GW105", Some(2))]);
         assert!(r.unexplained.is_empty());
         assert_eq!(r.findings[1].nodes_total, Some(3));
@@ -214,30 +252,69 @@ mod tests {
     #[test]
     fn taint_texts_of_every_version() {
         for (text, id, key) in [
-            ("0/1 nodes are available: 1 node(s) had taint {nvidia.com/gpu: present}, that the pod didn't tolerate.", "GW103", Some("nvidia.com/gpu")),
-            ("0/1 nodes are available: 1 node(s) had untolerated taint {nvidia.com/gpu: present}.", "GW103", Some("nvidia.com/gpu")),
-            ("0/1 nodes are available: 1 node(s) had untolerated taint(s). no new claims to deallocate, preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.", "GW104", None),
-            ("0/1 nodes are available: 1 node(s) had taints that the pod didn't tolerate.", "GW104", None),
-            ("0/1 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/master: }.", "GW102", Some("node-role.kubernetes.io/master")),
+            (
+                "0/1 nodes are available: 1 node(s) had taint {nvidia.com/gpu: present}, that the pod didn't tolerate.",
+                "GW103",
+                Some("nvidia.com/gpu"),
+            ),
+            (
+                "0/1 nodes are available: 1 node(s) had untolerated taint {nvidia.com/gpu: present}.",
+                "GW103",
+                Some("nvidia.com/gpu"),
+            ),
+            (
+                "0/1 nodes are available: 1 node(s) had untolerated taint(s). no new claims to deallocate, preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.",
+                "GW104",
+                None,
+            ),
+            (
+                "0/1 nodes are available: 1 node(s) had taints that the pod didn't tolerate.",
+                "GW104",
+                None,
+            ),
+            (
+                "0/1 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/master: }.",
+                "GW102",
+                Some("node-role.kubernetes.io/master"),
+            ),
         ] {
             let r = read(text);
             assert_eq!(r.findings.len(), 1, "{text}");
             assert_eq!(r.findings[0].rule.id, id, "{text}");
-            assert_eq!(r.findings[0].captures.get("key").map(String::as_str), key, "{text}");
+            assert_eq!(
+                r.findings[0].captures.get("key").map(String::as_str),
+                key,
+                "{text}"
+            );
         }
     }
 
     #[test]
     fn handler_texts_of_every_runtime() {
         for (text, id) in [
-            ("Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for \"nvidia\" is configured", "GW401"),
-            ("Failed to create pod sandbox: rpc error: code = Unknown desc = unable to get OCI runtime for sandbox \"4a460adf6c2\": no runtime for \"nvidia\" is configured", "GW401"),
-            ("Failed to create pod sandbox: rpc error: code = Unknown desc = failed to find runtime handler nvidia from runtime list map[crun:0xc00047e300 runc:0xc00047ef00]", "GW402"),
-            ("Failed to create pod sandbox: rpc error: code = Unknown desc = RuntimeHandler \"nvidia\" not supported", "GW403"),
+            (
+                "Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for \"nvidia\" is configured",
+                "GW401",
+            ),
+            (
+                "Failed to create pod sandbox: rpc error: code = Unknown desc = unable to get OCI runtime for sandbox \"4a460adf6c2\": no runtime for \"nvidia\" is configured",
+                "GW401",
+            ),
+            (
+                "Failed to create pod sandbox: rpc error: code = Unknown desc = failed to find runtime handler nvidia from runtime list map[crun:0xc00047e300 runc:0xc00047ef00]",
+                "GW402",
+            ),
+            (
+                "Failed to create pod sandbox: rpc error: code = Unknown desc = RuntimeHandler \"nvidia\" not supported",
+                "GW403",
+            ),
         ] {
             let r = read(text);
             assert_eq!(r.findings[0].rule.id, id, "{text}");
-            assert_eq!(r.findings[0].captures.get("handler").map(String::as_str), Some("nvidia"));
+            assert_eq!(
+                r.findings[0].captures.get("handler").map(String::as_str),
+                Some("nvidia")
+            );
         }
     }
 
@@ -250,7 +327,14 @@ mod tests {
 
     #[test]
     fn gpu_resource_names_of_every_vendor() {
-        for res in ["nvidia.com/gpu", "nvidia.com/mig-1g.5gb", "nvidia.com/gpu.shared", "amd.com/gpu", "gpu.intel.com/i915", "example.com/fpga"] {
+        for res in [
+            "nvidia.com/gpu",
+            "nvidia.com/mig-1g.5gb",
+            "nvidia.com/gpu.shared",
+            "amd.com/gpu",
+            "gpu.intel.com/i915",
+            "example.com/fpga",
+        ] {
             let r = read(&format!("0/2 nodes are available: 2 Insufficient {res}."));
             assert_eq!(r.findings[0].rule.id, "GW105", "{res}");
             assert_eq!(r.findings[0].captures["resource"], res);

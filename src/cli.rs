@@ -6,7 +6,12 @@ use clap::{Parser, Subcommand, ValueEnum};
 use crate::render::Format;
 
 /// `--version` text: the crate version and the commit it was built from.
-pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("GPUWHY_COMMIT"), ")");
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("GPUWHY_COMMIT"),
+    ")"
+);
 
 #[derive(Debug, Parser)]
 #[command(

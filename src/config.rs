@@ -8,10 +8,18 @@ use crate::render::{Format, Styles};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Mode {
     /// Diagnose pasted text from a path, or `-` for stdin.
-    Offline { path: String },
-    Rules { format: Format },
-    Explain { id: String },
-    Completion { shell: Shell },
+    Offline {
+        path: String,
+    },
+    Rules {
+        format: Format,
+    },
+    Explain {
+        id: String,
+    },
+    Completion {
+        shell: Shell,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -23,7 +31,11 @@ pub struct Config {
 
 impl Config {
     pub fn styles(&self) -> Styles {
-        if self.color && self.format == Format::Text { Styles::colored() } else { Styles::default() }
+        if self.color && self.format == Format::Text {
+            Styles::colored()
+        } else {
+            Styles::default()
+        }
     }
 }
 
@@ -59,12 +71,17 @@ pub fn resolve(args: Args, env: &Env) -> Result<Config, crate::Error> {
             Some(path) => (Mode::Offline { path }, args.output),
             None => {
                 return Err(crate::Error::Usage(
-                    "nothing to diagnose: give --from-file PATH (or - for stdin); see --help".into(),
-                ))
+                    "nothing to diagnose: give --from-file PATH (or - for stdin); see --help"
+                        .into(),
+                ));
             }
         },
     };
-    Ok(Config { mode, format, color: color && format == Format::Text })
+    Ok(Config {
+        mode,
+        format,
+        color: color && format == Format::Text,
+    })
 }
 
 #[cfg(test)]
@@ -78,12 +95,27 @@ mod tests {
 
     #[test]
     fn colour_is_decided_once() {
-        let tty = Env { no_color: false, stdout_is_terminal: true };
+        let tty = Env {
+            no_color: false,
+            stdout_is_terminal: true,
+        };
         assert!(cfg(&["x", "-f", "-"], tty.clone()).color);
-        assert!(!cfg(&["x", "-f", "-"], Env { no_color: true, ..tty.clone() }).color);
+        assert!(
+            !cfg(
+                &["x", "-f", "-"],
+                Env {
+                    no_color: true,
+                    ..tty.clone()
+                }
+            )
+            .color
+        );
         assert!(!cfg(&["x", "-f", "-"], Env::default()).color);
         assert!(cfg(&["x", "-f", "-", "--color", "always"], Env::default()).color);
         assert!(!cfg(&["x", "-f", "-", "--color", "never"], tty.clone()).color);
-        assert!(!cfg(&["x", "-f", "-", "-o", "json", "--color", "always"], tty).color, "json never has colour");
+        assert!(
+            !cfg(&["x", "-f", "-", "-o", "json", "--color", "always"], tty).color,
+            "json never has colour"
+        );
     }
 }

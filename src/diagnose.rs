@@ -9,7 +9,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::classify::{self, Finding, Reading};
-use crate::evidence::{is_extended_resource, is_gpu_resource, Evidence, Gap, Signal, SignalSource, Target};
+use crate::evidence::{
+    Evidence, Gap, Signal, SignalSource, Target, is_extended_resource, is_gpu_resource,
+};
 use crate::rules::{Category, Gate, Where};
 use crate::sanitize;
 
@@ -90,10 +92,17 @@ pub fn diagnose(ev: &Evidence) -> Diagnosis {
         if !worth_reading(signal) {
             continue;
         }
-        let text = if signal.message.trim().is_empty() { signal.reason.as_deref().unwrap_or("") } else { &signal.message };
+        let text = if signal.message.trim().is_empty() {
+            signal.reason.as_deref().unwrap_or("")
+        } else {
+            &signal.message
+        };
         let reading = readings.entry(text).or_insert_with(|| classify::read(text));
         for f in &reading.findings {
-            hits.push(Hit { signal, finding: f.clone() });
+            hits.push(Hit {
+                signal,
+                finding: f.clone(),
+            });
         }
         if is_blocking(signal) {
             for u in &reading.unexplained {
@@ -104,17 +113,33 @@ pub fn diagnose(ev: &Evidence) -> Diagnosis {
 
     let pod = ev.pod.as_ref();
     let done = pod.is_some_and(|p| {
-        p.phase.as_deref() == Some("Succeeded") || (p.phase.as_deref() == Some("Running") && p.ready.as_deref() == Some("True"))
+        p.phase.as_deref() == Some("Succeeded")
+            || (p.phase.as_deref() == Some("Running") && p.ready.as_deref() == Some("True"))
     });
     let mut gaps = ev.gaps.clone();
     if done {
-        return Diagnosis { schema: SCHEMA, target: ev.target.clone(), gate: Gate::None, primary: Category::None, causes: vec![], gaps };
+        return Diagnosis {
+            schema: SCHEMA,
+            target: ev.target.clone(),
+            gate: Gate::None,
+            primary: Category::None,
+            causes: vec![],
+            gaps,
+        };
     }
 
-    let passed_scheduling = pod.is_some_and(|p| p.node_name.is_some() || p.scheduled.as_deref() == Some("True"))
-        || ev.signals.iter().any(|s| s.reason.as_deref() == Some("Scheduled"))
-        || hits.iter().any(|h| matches!(h.finding.rule.gate, Gate::DeviceAdmission | Gate::Runtime));
-    let has_fit = hits.iter().any(|h| h.finding.rule.gate == Gate::Scheduling && !is_autoscaler(h.signal));
+    let passed_scheduling = pod
+        .is_some_and(|p| p.node_name.is_some() || p.scheduled.as_deref() == Some("True"))
+        || ev
+            .signals
+            .iter()
+            .any(|s| s.reason.as_deref() == Some("Scheduled"))
+        || hits
+            .iter()
+            .any(|h| matches!(h.finding.rule.gate, Gate::DeviceAdmission | Gate::Runtime));
+    let has_fit = hits
+        .iter()
+        .any(|h| h.finding.rule.gate == Gate::Scheduling && !is_autoscaler(h.signal));
     hits.retain(|h| {
         if h.finding.rule.gate == Gate::Scheduling && passed_scheduling {
             return false;
@@ -132,11 +157,25 @@ pub fn diagnose(ev: &Evidence) -> Diagnosis {
             .collect();
         if unexplained.is_empty() {
             if ev.signals.is_empty() && ev.pod.is_none() {
-                gaps.push(Gap { check: "input".into(), reason: "no Pod, event or message was found in the input".into() });
+                gaps.push(Gap {
+                    check: "input".into(),
+                    reason: "no Pod, event or message was found in the input".into(),
+                });
             }
-            return Diagnosis { schema: SCHEMA, target: ev.target.clone(), gate: Gate::None, primary: Category::None, causes: vec![], gaps };
+            return Diagnosis {
+                schema: SCHEMA,
+                target: ev.target.clone(),
+                gate: Gate::None,
+                primary: Category::None,
+                causes: vec![],
+                gaps,
+            };
         }
-        let gate = unexplained.iter().map(|(s, _)| gate_of_signal(s)).max_by_key(|g| gate_rank(*g)).unwrap_or(Gate::Unknown);
+        let gate = unexplained
+            .iter()
+            .map(|(s, _)| gate_of_signal(s))
+            .max_by_key(|g| gate_rank(*g))
+            .unwrap_or(Gate::Unknown);
         let mut evidence = Vec::new();
         for (s, _) in &unexplained {
             let _ = push_evidence(&mut evidence, s);
@@ -149,14 +188,31 @@ pub fn diagnose(ev: &Evidence) -> Diagnosis {
             summary: "something blocks the pod but no rule explains the message".into(),
             evidence,
             details: BTreeMap::new(),
-            next: vec![if gate == Gate::Admission && ctx.vars.contains_key("owner") {
-                ctx.step("kubectl describe {owner} -n {namespace}", Where::Cluster, "the owner's events say why it cannot create Pods")
-            } else {
-                ctx.step("kubectl describe pod {pod} -n {namespace}", Where::Cluster, "read every event and condition")
-            }],
+            next: vec![
+                if gate == Gate::Admission && ctx.vars.contains_key("owner") {
+                    ctx.step(
+                        "kubectl describe {owner} -n {namespace}",
+                        Where::Cluster,
+                        "the owner's events say why it cannot create Pods",
+                    )
+                } else {
+                    ctx.step(
+                        "kubectl describe pod {pod} -n {namespace}",
+                        Where::Cluster,
+                        "read every event and condition",
+                    )
+                },
+            ],
             fix: None,
         };
-        return Diagnosis { schema: SCHEMA, target: ev.target.clone(), gate, primary: Category::Unknown, causes: vec![cause], gaps };
+        return Diagnosis {
+            schema: SCHEMA,
+            target: ev.target.clone(),
+            gate,
+            primary: Category::Unknown,
+            causes: vec![cause],
+            gaps,
+        };
     }
 
     let primary = pick_primary(&causes, ctx.gpu_selector);
@@ -164,16 +220,44 @@ pub fn diagnose(ev: &Evidence) -> Diagnosis {
     causes.insert(0, first);
     let gate = causes[0].gate;
     let primary = causes[0].category;
-    Diagnosis { schema: SCHEMA, target: ev.target.clone(), gate, primary, causes, gaps }
+    gaps.extend(unchecked(&causes[0], ev));
+    Diagnosis {
+        schema: SCHEMA,
+        target: ev.target.clone(),
+        gate,
+        primary,
+        causes,
+        gaps,
+    }
+}
+
+/// Says which fact would confirm the primary cause when it was not read (offline input, or a forbidden read).
+fn unchecked(primary: &Cause, ev: &Evidence) -> Option<Gap> {
+    let resource = detail(primary, "resource").unwrap_or("the resource");
+    match (primary.rule, &ev.nodes) {
+        (Some("GW105"), None) => Some(Gap {
+            check: "nodes".into(),
+            reason: format!("node allocatable was not read, so \"no node advertises {resource}\" (device plugin) and \"all of it is allocated\" cannot be told apart"),
+        }),
+        (Some("GW104"), None) => Some(Gap { check: "nodes".into(), reason: "the message does not name the taint and node taints were not read".into() }),
+        (Some("GW401" | "GW402" | "GW403"), _) => Some(Gap {
+            check: "runtime config".into(),
+            reason: "the runtime's handler table lives on the node; run the node-side command to confirm".into(),
+        }),
+        _ => None,
+    }
 }
 
 fn is_autoscaler(s: &Signal) -> bool {
-    matches!(s.reason.as_deref(), Some("NotTriggerScaleUp" | "TriggeredScaleUp")) || s.message.contains("pod didn't trigger scale-up")
+    matches!(
+        s.reason.as_deref(),
+        Some("NotTriggerScaleUp" | "TriggeredScaleUp")
+    ) || s.message.contains("pod didn't trigger scale-up")
 }
 
 /// Normal events say what went right; everything else is read.
 fn worth_reading(s: &Signal) -> bool {
-    !(s.kind.as_deref() == Some("Normal") && !is_autoscaler(s))
+    s.kind.as_deref() != Some("Normal") || is_autoscaler(s)
 }
 
 /// Whether an unexplained signal still means the Pod is blocked.
@@ -181,7 +265,10 @@ fn is_blocking(s: &Signal) -> bool {
     match s.source {
         Some(SignalSource::Event | SignalSource::OwnerEvent) => s.kind.as_deref() != Some("Normal"),
         Some(SignalSource::Condition) => true,
-        Some(SignalSource::ContainerStatus) => !matches!(s.reason.as_deref(), Some("ContainerCreating" | "PodInitializing" | "Completed")),
+        Some(SignalSource::ContainerStatus) => !matches!(
+            s.reason.as_deref(),
+            Some("ContainerCreating" | "PodInitializing" | "Completed")
+        ),
         Some(SignalSource::PodStatus) => true,
         Some(SignalSource::Log) | Some(SignalSource::Text) | None => looks_like_error(&s.message),
     }
@@ -189,19 +276,50 @@ fn is_blocking(s: &Signal) -> bool {
 
 fn looks_like_error(text: &str) -> bool {
     let t = text.to_ascii_lowercase();
-    ["error", "fail", "forbidden", "invalid", "unable", "cannot", "can't", "denied", "not found", "insufficient", "nodes are available", "unschedulable", "back-off", "backoff", "refused", "timed out", "timeout"]
-        .iter()
-        .any(|w| t.contains(w))
+    [
+        "error",
+        "fail",
+        "forbidden",
+        "invalid",
+        "unable",
+        "cannot",
+        "can't",
+        "denied",
+        "not found",
+        "insufficient",
+        "nodes are available",
+        "unschedulable",
+        "back-off",
+        "backoff",
+        "refused",
+        "timed out",
+        "timeout",
+    ]
+    .iter()
+    .any(|w| t.contains(w))
 }
 
 fn gate_of_signal(s: &Signal) -> Gate {
     match (s.source, s.reason.as_deref()) {
         (Some(SignalSource::OwnerEvent), _) | (_, Some("FailedCreate")) => Gate::Admission,
-        (_, Some("FailedScheduling" | "Unschedulable" | "SchedulerError" | "SchedulingGated")) => Gate::Scheduling,
+        (_, Some("FailedScheduling" | "Unschedulable" | "SchedulerError" | "SchedulingGated")) => {
+            Gate::Scheduling
+        }
         (Some(SignalSource::Condition), _) => Gate::Scheduling,
         (_, Some("UnexpectedAdmissionError" | "TopologyAffinityError")) => Gate::DeviceAdmission,
         (_, Some(r)) if r.starts_with("OutOf") => Gate::DeviceAdmission,
-        (_, Some("FailedCreatePodSandBox" | "Failed" | "RunContainerError" | "CreateContainerError" | "StartError" | "BackOff" | "CrashLoopBackOff")) => Gate::Runtime,
+        (
+            _,
+            Some(
+                "FailedCreatePodSandBox"
+                | "Failed"
+                | "RunContainerError"
+                | "CreateContainerError"
+                | "StartError"
+                | "BackOff"
+                | "CrashLoopBackOff",
+            ),
+        ) => Gate::Runtime,
         (Some(SignalSource::ContainerStatus), _) => Gate::Runtime,
         _ => {
             if crate::fiterror::parse(&s.message).is_some() {
@@ -252,22 +370,53 @@ impl Context {
     fn new(ev: &Evidence) -> Context {
         let mut vars = BTreeMap::new();
         let pod = ev.pod.as_ref();
-        if let Some(name) = ev.target.name.clone().filter(|_| ev.target.kind == "Pod").or_else(|| pod.and_then(|p| p.name.clone())) {
+        if let Some(name) = ev
+            .target
+            .name
+            .clone()
+            .filter(|_| ev.target.kind == "Pod")
+            .or_else(|| pod.and_then(|p| p.name.clone()))
+        {
             vars.insert("pod", name);
         }
-        if let Some(ns) = ev.target.namespace.clone().or_else(|| pod.and_then(|p| p.namespace.clone())) {
+        if let Some(ns) = ev
+            .target
+            .namespace
+            .clone()
+            .or_else(|| pod.and_then(|p| p.namespace.clone()))
+        {
             vars.insert("namespace", ns);
         }
-        let node = pod.and_then(|p| p.node_name.clone()).or_else(|| ev.signals.iter().find_map(|s| s.node.clone()));
+        let node = pod
+            .and_then(|p| p.node_name.clone())
+            .or_else(|| ev.signals.iter().find_map(|s| s.node.clone()));
         if let Some(node) = node {
             vars.insert("node", node);
         }
-        let this = (ev.target.kind != "Pod" && ev.target.name.is_some())
-            .then(|| format!("{}/{}", ev.target.kind, ev.target.name.clone().unwrap_or_default()));
-        let owner = this.or_else(|| pod.and_then(|p| p.owner.clone())).or_else(|| {
-            ev.signals.iter().find(|s| s.source == Some(SignalSource::OwnerEvent)).and_then(|s| s.object.clone())
+        let this = (ev.target.kind != "Pod" && ev.target.name.is_some()).then(|| {
+            format!(
+                "{}/{}",
+                ev.target.kind,
+                ev.target.name.clone().unwrap_or_default()
+            )
         });
-        if let Some(owner) = owner.or_else(|| (ev.target.kind != "Pod").then(|| format!("{}/{}", ev.target.kind, ev.target.name.clone().unwrap_or_default()))) {
+        let owner = this
+            .or_else(|| pod.and_then(|p| p.owner.clone()))
+            .or_else(|| {
+                ev.signals
+                    .iter()
+                    .find(|s| s.source == Some(SignalSource::OwnerEvent))
+                    .and_then(|s| s.object.clone())
+            });
+        if let Some(owner) = owner.or_else(|| {
+            (ev.target.kind != "Pod").then(|| {
+                format!(
+                    "{}/{}",
+                    ev.target.kind,
+                    ev.target.name.clone().unwrap_or_default()
+                )
+            })
+        }) {
             let (kind, name) = owner.split_once('/').unwrap_or(("pod", &owner));
             vars.insert("owner", format!("{}/{}", kind.to_ascii_lowercase(), name));
         }
@@ -278,7 +427,11 @@ impl Context {
             vars.insert("container", c);
         }
         let resource = pod.and_then(|p| {
-            p.requests.keys().find(|r| is_gpu_resource(r)).or_else(|| p.requests.keys().find(|r| is_extended_resource(r))).cloned()
+            p.requests
+                .keys()
+                .find(|r| is_gpu_resource(r))
+                .or_else(|| p.requests.keys().find(|r| is_extended_resource(r)))
+                .cloned()
         });
         if let Some(r) = resource {
             vars.insert("resource", r);
@@ -289,13 +442,22 @@ impl Context {
 
     fn step(&self, command: &str, place: Where, why: &str) -> NextStep {
         let empty = BTreeMap::new();
-        NextStep { command: fill(command, &self.vars, &empty, true), place, why: fill(why, &self.vars, &empty, false) }
+        NextStep {
+            command: fill(command, &self.vars, &empty, true),
+            place,
+            why: fill(why, &self.vars, &empty, false),
+        }
     }
 }
 
 /// Fills `{name}` placeholders from the finding's captures first, then the context. Values that go into a
 /// shell command are quoted unless they are plain names; a missing value stays visible as `<name>`.
-fn fill(template: &str, ctx: &BTreeMap<&'static str, String>, local: &BTreeMap<String, String>, shell: bool) -> String {
+fn fill(
+    template: &str,
+    ctx: &BTreeMap<&'static str, String>,
+    local: &BTreeMap<String, String>,
+    shell: bool,
+) -> String {
     let mut out = String::with_capacity(template.len() + 32);
     let mut rest = template;
     while let Some(open) = rest.find('{') {
@@ -327,7 +489,10 @@ fn fill(template: &str, ctx: &BTreeMap<&'static str, String>, local: &BTreeMap<S
 /// A value safe to paste into a shell: plain names pass, anything else is single-quoted.
 fn shell_word(v: &str) -> String {
     let v = sanitize::line(v);
-    if !v.is_empty() && v.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-/=:,@+\\".contains(&b)) {
+    if !v.is_empty()
+        && v.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._-/=:,@+\\".contains(&b))
+    {
         v
     } else {
         format!("'{}'", v.replace('\'', "'\\''"))
@@ -344,7 +509,10 @@ fn push_evidence(evidence: &mut Vec<EvidenceLine>, s: &Signal) -> bool {
         text: sanitize::clean(s.message.trim(), true),
         count: s.count,
     };
-    if evidence.iter().any(|e| e.source == line.source && e.text == line.text) {
+    if evidence
+        .iter()
+        .any(|e| e.source == line.source && e.text == line.text)
+    {
         return true;
     }
     if evidence.len() >= MAX_EVIDENCE {
@@ -356,12 +524,19 @@ fn push_evidence(evidence: &mut Vec<EvidenceLine>, s: &Signal) -> bool {
 
 /// The key that separates two causes of the same rule (two different taints are two causes).
 fn identity(f: &Finding) -> String {
-    ["key", "resource", "handler", "runtimeclass", "quota", "stage"]
-        .iter()
-        .filter_map(|k| f.captures.get(*k))
-        .cloned()
-        .collect::<Vec<_>>()
-        .join("|")
+    [
+        "key",
+        "resource",
+        "handler",
+        "runtimeclass",
+        "quota",
+        "stage",
+    ]
+    .iter()
+    .filter_map(|k| f.captures.get(*k))
+    .cloned()
+    .collect::<Vec<_>>()
+    .join("|")
 }
 
 fn group(hits: &[Hit<'_>], ctx: &Context) -> Vec<Cause> {
@@ -379,26 +554,39 @@ fn group(hits: &[Hit<'_>], ctx: &Context) -> Vec<Cause> {
         };
         let cause = &mut causes[idx];
         if !push_evidence(&mut cause.evidence, h.signal) {
-            let more = cause.details.get("more_evidence").and_then(Value::as_u64).unwrap_or(0) + 1;
-            cause.details.insert("more_evidence".into(), Value::from(more));
+            let more = cause
+                .details
+                .get("more_evidence")
+                .and_then(Value::as_u64)
+                .unwrap_or(0)
+                + 1;
+            cause
+                .details
+                .insert("more_evidence".into(), Value::from(more));
         }
         // The condition is never truncated: prefer its counts over a cut event's.
         let from_condition = h.signal.source == Some(SignalSource::Condition);
-        if let Some(c) = h.finding.count {
-            if from_condition || !cause.details.contains_key("count") {
-                cause.details.insert("count".into(), Value::from(c));
-            }
+        if let Some(c) = h.finding.count
+            && (from_condition || !cause.details.contains_key("count"))
+        {
+            cause.details.insert("count".into(), Value::from(c));
         }
-        if let Some(n) = h.finding.nodes_total {
-            if from_condition || !cause.details.contains_key("nodes_total") {
-                cause.details.insert("nodes_total".into(), Value::from(n));
-            }
+        if let Some(n) = h.finding.nodes_total
+            && (from_condition || !cause.details.contains_key("nodes_total"))
+        {
+            cause.details.insert("nodes_total".into(), Value::from(n));
         }
         if h.finding.truncated && !from_condition {
-            cause.details.entry("event_truncated".into()).or_insert(Value::Bool(true));
+            cause
+                .details
+                .entry("event_truncated".into())
+                .or_insert(Value::Bool(true));
         }
         if let Some(node) = &h.signal.node {
-            cause.details.entry("node".into()).or_insert_with(|| Value::from(node.clone()));
+            cause
+                .details
+                .entry("node".into())
+                .or_insert_with(|| Value::from(node.clone()));
         }
     }
     causes
@@ -420,11 +608,18 @@ fn new_cause(f: &Finding, ctx: &Context) -> Cause {
         };
         local.insert("taint".into(), taint);
     }
-    local.insert("count".into(), f.count.map_or_else(|| "some".to_string(), |c| c.to_string()));
+    local.insert(
+        "count".into(),
+        f.count
+            .map_or_else(|| "some".to_string(), |c| c.to_string()),
+    );
     if let Some(n) = f.nodes_total {
         local.insert("nodes_total".into(), n.to_string());
     }
-    let resource = local.get("resource").cloned().or_else(|| ctx.vars.get("resource").cloned());
+    let resource = local
+        .get("resource")
+        .cloned()
+        .or_else(|| ctx.vars.get("resource").cloned());
     if let Some(r) = &resource {
         local.insert("resource".into(), r.clone());
         local.insert("resource_jsonpath".into(), r.replace('.', "\\."));
@@ -443,7 +638,10 @@ fn new_cause(f: &Finding, ctx: &Context) -> Cause {
     if let Some(rc) = local.get("runtimeclass") {
         details.insert("runtimeclass".into(), Value::from(sanitize::line(rc)));
     }
-    if let Some(t) = local.get("taint").filter(|_| f.captures.contains_key("key")) {
+    if let Some(t) = local
+        .get("taint")
+        .filter(|_| f.captures.contains_key("key"))
+    {
         details.insert("taint".into(), Value::from(sanitize::line(t)));
     }
     if let Some(r) = &resource {
@@ -453,7 +651,11 @@ fn new_cause(f: &Finding, ctx: &Context) -> Cause {
     let next = rule
         .next
         .iter()
-        .map(|n| NextStep { command: fill(n.command, &ctx.vars, &local, true), place: n.place, why: fill(n.why, &ctx.vars, &local, false) })
+        .map(|n| NextStep {
+            command: fill(n.command, &ctx.vars, &local, true),
+            place: n.place,
+            why: fill(n.why, &ctx.vars, &local, false),
+        })
         .collect();
     Cause {
         category: rule.category,
@@ -472,21 +674,35 @@ fn new_cause(f: &Finding, ctx: &Context) -> Cause {
 /// GPU cause (handler, hook, device plugin) beats a cause that is not a GPU gate (image, network, mount),
 /// because a device-admission rejection is final and hook failures precede the noise they cause.
 fn pick_primary(causes: &[Cause], gpu_selector: bool) -> usize {
-    let late: Vec<usize> = (0..causes.len()).filter(|&i| matches!(causes[i].gate, Gate::Runtime | Gate::DeviceAdmission)).collect();
+    let late: Vec<usize> = (0..causes.len())
+        .filter(|&i| matches!(causes[i].gate, Gate::Runtime | Gate::DeviceAdmission))
+        .collect();
     if !late.is_empty() {
         return *late
             .iter()
-            .min_by_key(|&&i| (causes[i].category == Category::Other, category_rank(causes[i].category), 4 - gate_rank(causes[i].gate), i))
+            .min_by_key(|&&i| {
+                (
+                    causes[i].category == Category::Other,
+                    category_rank(causes[i].category),
+                    4 - gate_rank(causes[i].gate),
+                    i,
+                )
+            })
             .unwrap_or(&0);
     }
     let top_gate = causes.iter().map(|c| gate_rank(c.gate)).max().unwrap_or(0);
-    let in_gate: Vec<usize> = (0..causes.len()).filter(|&i| gate_rank(causes[i].gate) == top_gate).collect();
-    if causes[in_gate[0]].gate == Gate::Scheduling {
-        if let Some(i) = scheduling_primary(causes, &in_gate, gpu_selector) {
-            return i;
-        }
+    let in_gate: Vec<usize> = (0..causes.len())
+        .filter(|&i| gate_rank(causes[i].gate) == top_gate)
+        .collect();
+    if causes[in_gate[0]].gate == Gate::Scheduling
+        && let Some(i) = scheduling_primary(causes, &in_gate, gpu_selector)
+    {
+        return i;
     }
-    *in_gate.iter().min_by_key(|&&i| (category_rank(causes[i].category), i)).unwrap_or(&0)
+    *in_gate
+        .iter()
+        .min_by_key(|&&i| (category_rank(causes[i].category), i))
+        .unwrap_or(&0)
 }
 
 fn detail<'c>(c: &'c Cause, key: &str) -> Option<&'c str> {
@@ -495,7 +711,17 @@ fn detail<'c>(c: &'c Cause, key: &str) -> Option<&'c str> {
 
 fn gpu_key(key: &str) -> bool {
     let k = key.to_ascii_lowercase();
-    ["gpu", "nvidia", "amd.com", "accelerator", "habana", "neuron", "tpu"].iter().any(|w| k.contains(w))
+    [
+        "gpu",
+        "nvidia",
+        "amd.com",
+        "accelerator",
+        "habana",
+        "neuron",
+        "tpu",
+    ]
+    .iter()
+    .any(|w| k.contains(w))
 }
 
 /// Reasons about a FitError: each node reports only its first failing filter, in the order
@@ -512,11 +738,20 @@ fn gpu_key(key: &str) -> bool {
 fn scheduling_primary(causes: &[Cause], idx: &[usize], gpu_selector: bool) -> Option<usize> {
     let find = |pred: &dyn Fn(&Cause) -> bool| idx.iter().copied().find(|&i| pred(&causes[i]));
     let rule = |c: &Cause, id: &str| c.rule == Some(id);
-    let after_fit = |c: &Cause| rule(c, "GW111") || rule(c, "GW113") || (rule(c, "GW110") && c.details.contains_key("count"));
+    let after_fit = |c: &Cause| {
+        rule(c, "GW111")
+            || rule(c, "GW113")
+            || (rule(c, "GW110") && c.details.contains_key("count"))
+    };
     let named_custom_taint = |c: &Cause| rule(c, "GW103") || (gpu_selector && rule(c, "GW104"));
     find(&after_fit)
         .or_else(|| find(&|c| rule(c, "GW103") && detail(c, "key").is_some_and(gpu_key)))
-        .or_else(|| find(&|c| (rule(c, "GW105") && detail(c, "resource").is_some_and(is_gpu_resource)) || rule(c, "GW119")))
+        .or_else(|| {
+            find(&|c| {
+                (rule(c, "GW105") && detail(c, "resource").is_some_and(is_gpu_resource))
+                    || rule(c, "GW119")
+            })
+        })
         .or_else(|| find(&|c| rule(c, "GW105") || rule(c, "GW114") || rule(c, "GW120")))
         .or_else(|| find(&|c| rule(c, "GW106") || rule(c, "GW107")))
         .or_else(|| {
@@ -542,16 +777,29 @@ mod tests {
     use crate::evidence::{PodFacts, Signal};
 
     fn event(reason: &str, message: &str) -> Signal {
-        Signal { source: Some(SignalSource::Event), reason: Some(reason.into()), kind: Some("Warning".into()), message: message.into(), count: 1, ..Default::default() }
+        Signal {
+            source: Some(SignalSource::Event),
+            reason: Some(reason.into()),
+            kind: Some("Warning".into()),
+            message: message.into(),
+            count: 1,
+            ..Default::default()
+        }
     }
 
     fn ev(signals: Vec<Signal>) -> Evidence {
-        Evidence { signals, ..Default::default() }
+        Evidence {
+            signals,
+            ..Default::default()
+        }
     }
 
     #[test]
     fn gpu_taint_beats_insufficient_on_the_other_nodes() {
-        let d = diagnose(&ev(vec![event("FailedScheduling", "0/3 nodes are available: 1 node(s) had untolerated taint {nvidia.com/gpu: present}, 2 Insufficient nvidia.com/gpu. preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod.")]));
+        let d = diagnose(&ev(vec![event(
+            "FailedScheduling",
+            "0/3 nodes are available: 1 node(s) had untolerated taint {nvidia.com/gpu: present}, 2 Insufficient nvidia.com/gpu. preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod.",
+        )]));
         assert_eq!(d.primary, Category::Taint);
         assert_eq!(d.gate, Gate::Scheduling);
         assert_eq!(d.causes.len(), 2);
@@ -560,7 +808,10 @@ mod tests {
 
     #[test]
     fn control_plane_taint_does_not_beat_insufficient() {
-        let d = diagnose(&ev(vec![event("FailedScheduling", "0/3 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 2 Insufficient nvidia.com/gpu.")]));
+        let d = diagnose(&ev(vec![event(
+            "FailedScheduling",
+            "0/3 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 2 Insufficient nvidia.com/gpu.",
+        )]));
         assert_eq!(d.primary, Category::InsufficientResource);
         assert_eq!(d.causes[0].details["count"], 2);
         assert_eq!(d.causes[0].details["nodes_total"], 3);
@@ -568,20 +819,46 @@ mod tests {
 
     #[test]
     fn custom_taint_with_selector_mismatch_is_the_taint() {
-        let d = diagnose(&ev(vec![event("FailedScheduling", "0/5 nodes are available: 2 node(s) had untolerated taint {dedicated: ml}, 3 node(s) didn't match Pod's node affinity/selector.")]));
+        let d = diagnose(&ev(vec![event(
+            "FailedScheduling",
+            "0/5 nodes are available: 2 node(s) had untolerated taint {dedicated: ml}, 3 node(s) didn't match Pod's node affinity/selector.",
+        )]));
         assert_eq!(d.primary, Category::Taint);
-        let d = diagnose(&ev(vec![event("FailedScheduling", "0/5 nodes are available: 1 node(s) had untolerated taint(s), 4 node(s) didn't match Pod's node affinity/selector.")]));
+        let d = diagnose(&ev(vec![event(
+            "FailedScheduling",
+            "0/5 nodes are available: 1 node(s) had untolerated taint(s), 4 node(s) didn't match Pod's node affinity/selector.",
+        )]));
         assert_eq!(d.primary, Category::NodeAffinity);
-        let mut gpu_sel = ev(vec![event("FailedScheduling", "0/5 nodes are available: 1 node(s) had untolerated taint(s), 4 node(s) didn't match Pod's node affinity/selector.")]);
-        gpu_sel.pod = Some(PodFacts { node_selector: [("nvidia.com/gpu.product".to_string(), "NVIDIA-H100-80GB-HBM3".to_string())].into(), ..Default::default() });
-        assert_eq!(diagnose(&gpu_sel).primary, Category::Taint, "the selected GPU nodes are the tainted ones");
-        let d = diagnose(&ev(vec![event("FailedScheduling", "0/5 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 4 node(s) didn't match Pod's node affinity/selector.")]));
+        let mut gpu_sel = ev(vec![event(
+            "FailedScheduling",
+            "0/5 nodes are available: 1 node(s) had untolerated taint(s), 4 node(s) didn't match Pod's node affinity/selector.",
+        )]);
+        gpu_sel.pod = Some(PodFacts {
+            node_selector: [(
+                "nvidia.com/gpu.product".to_string(),
+                "NVIDIA-H100-80GB-HBM3".to_string(),
+            )]
+            .into(),
+            ..Default::default()
+        });
+        assert_eq!(
+            diagnose(&gpu_sel).primary,
+            Category::Taint,
+            "the selected GPU nodes are the tainted ones"
+        );
+        let d = diagnose(&ev(vec![event(
+            "FailedScheduling",
+            "0/5 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 4 node(s) didn't match Pod's node affinity/selector.",
+        )]));
         assert_eq!(d.primary, Category::NodeAffinity);
     }
 
     #[test]
     fn a_node_that_failed_after_the_resource_check_had_the_gpu() {
-        let d = diagnose(&ev(vec![event("FailedScheduling", "0/4 nodes are available: 1 node(s) didn't match pod affinity rules, 3 Insufficient nvidia.com/gpu.")]));
+        let d = diagnose(&ev(vec![event(
+            "FailedScheduling",
+            "0/4 nodes are available: 1 node(s) didn't match pod affinity rules, 3 Insufficient nvidia.com/gpu.",
+        )]));
         assert_eq!(d.primary, Category::Other);
         assert_eq!(d.causes[0].rule, Some("GW111"));
     }
@@ -589,8 +866,14 @@ mod tests {
     #[test]
     fn device_admission_rejection_beats_later_mount_noise() {
         let d = diagnose(&ev(vec![
-            event("UnexpectedAdmissionError", "Allocate failed due to rpc error: code = Unavailable desc = transport is closing, which is unexpected"),
-            event("FailedMount", "MountVolume.SetUp failed for volume \"kube-api-access-8hcmj\" : object \"default\"/\"kube-root-ca.crt\" not registered"),
+            event(
+                "UnexpectedAdmissionError",
+                "Allocate failed due to rpc error: code = Unavailable desc = transport is closing, which is unexpected",
+            ),
+            event(
+                "FailedMount",
+                "MountVolume.SetUp failed for volume \"kube-api-access-8hcmj\" : object \"default\"/\"kube-root-ca.crt\" not registered",
+            ),
         ]));
         assert_eq!(d.primary, Category::DevicePlugin);
         assert_eq!(d.gate, Gate::DeviceAdmission);
@@ -599,20 +882,45 @@ mod tests {
     #[test]
     fn later_gate_wins_and_scheduling_is_superseded() {
         let d = diagnose(&ev(vec![
-            event("FailedScheduling", "0/1 nodes are available: 1 Insufficient nvidia.com/gpu."),
-            Signal { kind: Some("Normal".into()), reason: Some("Scheduled".into()), message: "Successfully assigned ml/x to gpu-1".into(), source: Some(SignalSource::Event), count: 1, ..Default::default() },
-            event("FailedCreatePodSandBox", "Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for \"nvidia\" is configured"),
+            event(
+                "FailedScheduling",
+                "0/1 nodes are available: 1 Insufficient nvidia.com/gpu.",
+            ),
+            Signal {
+                kind: Some("Normal".into()),
+                reason: Some("Scheduled".into()),
+                message: "Successfully assigned ml/x to gpu-1".into(),
+                source: Some(SignalSource::Event),
+                count: 1,
+                ..Default::default()
+            },
+            event(
+                "FailedCreatePodSandBox",
+                "Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for \"nvidia\" is configured",
+            ),
         ]));
         assert_eq!(d.primary, Category::HandlerMissing);
         assert_eq!(d.causes.len(), 1);
         assert_eq!(d.causes[0].details["handler"], "nvidia");
-        assert!(d.causes[0].next.iter().any(|n| n.place == Where::Node && n.command.contains("runtimes.nvidia")));
+        assert!(
+            d.causes[0]
+                .next
+                .iter()
+                .any(|n| n.place == Where::Node && n.command.contains("runtimes.nvidia"))
+        );
     }
 
     #[test]
     fn running_ready_pod_is_none() {
-        let mut e = ev(vec![event("FailedScheduling", "0/1 nodes are available: 1 Insufficient nvidia.com/gpu.")]);
-        e.pod = Some(PodFacts { phase: Some("Running".into()), ready: Some("True".into()), ..Default::default() });
+        let mut e = ev(vec![event(
+            "FailedScheduling",
+            "0/1 nodes are available: 1 Insufficient nvidia.com/gpu.",
+        )]);
+        e.pod = Some(PodFacts {
+            phase: Some("Running".into()),
+            ready: Some("True".into()),
+            ..Default::default()
+        });
         let d = diagnose(&e);
         assert_eq!(d.primary, Category::None);
         assert!(!d.is_blocked());
@@ -620,7 +928,10 @@ mod tests {
 
     #[test]
     fn unexplained_warning_is_unknown() {
-        let d = diagnose(&ev(vec![event("FailedScheduling", "0/2 nodes are available: 2 node(s) had a reason nobody has seen before.")]));
+        let d = diagnose(&ev(vec![event(
+            "FailedScheduling",
+            "0/2 nodes are available: 2 node(s) had a reason nobody has seen before.",
+        )]));
         assert_eq!(d.primary, Category::Unknown);
         assert_eq!(d.gate, Gate::Scheduling);
         assert!(d.is_blocked());
@@ -628,18 +939,32 @@ mod tests {
 
     #[test]
     fn names_are_filled_and_hostile_names_quoted() {
-        let mut e = ev(vec![event("FailedScheduling", "0/1 nodes are available: 1 node(s) had untolerated taint {nvidia.com/gpu: present}.")]);
-        e.target = Target { kind: "Pod".into(), namespace: Some("ml".into()), name: Some("x;rm -rf /".into()), ..Default::default() };
+        let mut e = ev(vec![event(
+            "FailedScheduling",
+            "0/1 nodes are available: 1 node(s) had untolerated taint {nvidia.com/gpu: present}.",
+        )]);
+        e.target = Target {
+            kind: "Pod".into(),
+            namespace: Some("ml".into()),
+            name: Some("x;rm -rf /".into()),
+            ..Default::default()
+        };
         let d = diagnose(&e);
         let cmd = &d.causes[0].next[1].command;
         assert!(cmd.contains("'x;rm -rf /'"), "{cmd}");
         assert!(cmd.contains("-n ml"));
-        assert_eq!(d.causes[0].fix.as_deref().unwrap().lines().next(), Some("tolerations:"));
+        assert_eq!(
+            d.causes[0].fix.as_deref().unwrap().lines().next(),
+            Some("tolerations:")
+        );
     }
 
     #[test]
     fn missing_names_stay_visible() {
-        let d = diagnose(&ev(vec![event("FailedScheduling", "0/1 nodes are available: 1 node(s) had untolerated taint {nvidia.com/gpu: present}.")]));
+        let d = diagnose(&ev(vec![event(
+            "FailedScheduling",
+            "0/1 nodes are available: 1 node(s) had untolerated taint {nvidia.com/gpu: present}.",
+        )]));
         assert!(d.causes[0].next[1].command.contains("<pod> -n <namespace>"));
     }
 }

@@ -8,8 +8,13 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error("cannot read {path}: {source}")]
-    ReadInput { path: PathBuf, source: std::io::Error },
-    #[error("{what} is larger than the {limit_mib} MiB limit; cut it down to the Pod's describe output or events")]
+    ReadInput {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "{what} is larger than the {limit_mib} MiB limit; cut it down to the Pod's describe output or events"
+    )]
     InputTooLarge { what: String, limit_mib: u64 },
     #[error("{what} is empty")]
     EmptyInput { what: String },
@@ -24,11 +29,24 @@ pub enum Error {
     #[error("cannot load kubeconfig: {0}")]
     KubeConfig(String),
     #[error("{verb} {resource} {name}: {message}")]
-    NotFound { verb: &'static str, resource: String, name: String, message: String },
+    NotFound {
+        verb: &'static str,
+        resource: String,
+        name: String,
+        message: String,
+    },
     #[error("{verb} {resource}: {message}")]
-    Unreachable { verb: &'static str, resource: String, message: String },
+    Unreachable {
+        verb: &'static str,
+        resource: String,
+        message: String,
+    },
     #[error("{verb} {resource}: {message}")]
-    Api { verb: &'static str, resource: String, message: String },
+    Api {
+        verb: &'static str,
+        resource: String,
+        message: String,
+    },
     #[error("write output: {0}")]
     Output(#[from] std::io::Error),
 }

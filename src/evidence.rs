@@ -29,6 +29,7 @@ pub struct Target {
 /// Which part of the Pod's story a message came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, PartialOrd, Ord)]
 #[serde(rename_all = "kebab-case")]
+#[derive(Default)]
 pub enum SignalSource {
     /// An Event whose involved object is the Pod.
     Event,
@@ -43,6 +44,7 @@ pub enum SignalSource {
     /// A kubelet, containerd or journal log line.
     Log,
     /// A bare message or an apiserver reply that was pasted.
+    #[default]
     Text,
 }
 
@@ -67,12 +69,6 @@ pub struct Signal {
     pub node: Option<String>,
     /// Best timestamp for ordering: series.lastObservedTime → lastTimestamp → eventTime (RFC 3339).
     pub time: Option<String>,
-}
-
-impl Default for SignalSource {
-    fn default() -> Self {
-        SignalSource::Text
-    }
 }
 
 /// A toleration as written on the Pod.
@@ -105,10 +101,10 @@ impl Taint {
 impl Toleration {
     /// Whether this toleration tolerates `taint` (the scheduler's `ToleratesTaint`).
     pub fn tolerates(&self, taint: &Taint) -> bool {
-        if let Some(effect) = self.effect.as_deref().filter(|e| !e.is_empty()) {
-            if effect != taint.effect {
-                return false;
-            }
+        if let Some(effect) = self.effect.as_deref().filter(|e| !e.is_empty())
+            && effect != taint.effect
+        {
+            return false;
         }
         let exists = self.operator.as_deref() == Some("Exists");
         match self.key.as_deref().filter(|k| !k.is_empty()) {
@@ -116,9 +112,7 @@ impl Toleration {
             None => exists,
             Some(k) if k != taint.key => false,
             Some(_) if exists => true,
-            Some(_) => {
-                self.value.as_deref().unwrap_or("") == taint.value.as_deref().unwrap_or("")
-            }
+            Some(_) => self.value.as_deref().unwrap_or("") == taint.value.as_deref().unwrap_or(""),
         }
     }
 }
@@ -201,33 +195,65 @@ mod tests {
     use super::*;
 
     fn taint(key: &str, value: Option<&str>, effect: &str) -> Taint {
-        Taint { key: key.into(), value: value.map(Into::into), effect: effect.into() }
+        Taint {
+            key: key.into(),
+            value: value.map(Into::into),
+            effect: effect.into(),
+        }
     }
 
     #[test]
     fn toleration_matching_follows_the_scheduler() {
         let gpu = taint("nvidia.com/gpu", Some("present"), "NoSchedule");
-        let exists = Toleration { key: Some("nvidia.com/gpu".into()), operator: Some("Exists".into()), ..Default::default() };
+        let exists = Toleration {
+            key: Some("nvidia.com/gpu".into()),
+            operator: Some("Exists".into()),
+            ..Default::default()
+        };
         assert!(exists.tolerates(&gpu));
-        let equal = Toleration { key: Some("nvidia.com/gpu".into()), operator: Some("Equal".into()), value: Some("present".into()), effect: Some("NoSchedule".into()) };
+        let equal = Toleration {
+            key: Some("nvidia.com/gpu".into()),
+            operator: Some("Equal".into()),
+            value: Some("present".into()),
+            effect: Some("NoSchedule".into()),
+        };
         assert!(equal.tolerates(&gpu));
-        let wrong_value = Toleration { value: Some("absent".into()), ..equal.clone() };
+        let wrong_value = Toleration {
+            value: Some("absent".into()),
+            ..equal.clone()
+        };
         assert!(!wrong_value.tolerates(&gpu));
-        let wrong_effect = Toleration { effect: Some("NoExecute".into()), ..equal.clone() };
+        let wrong_effect = Toleration {
+            effect: Some("NoExecute".into()),
+            ..equal.clone()
+        };
         assert!(!wrong_effect.tolerates(&gpu));
-        let all = Toleration { operator: Some("Exists".into()), ..Default::default() };
+        let all = Toleration {
+            operator: Some("Exists".into()),
+            ..Default::default()
+        };
         assert!(all.tolerates(&gpu));
         let empty_key_equal = Toleration::default();
         assert!(!empty_key_equal.tolerates(&gpu));
         // Equal with no value matches a taint with an empty value.
         let cp = taint("node-role.kubernetes.io/control-plane", None, "NoSchedule");
-        let cp_tol = Toleration { key: Some("node-role.kubernetes.io/control-plane".into()), ..Default::default() };
+        let cp_tol = Toleration {
+            key: Some("node-role.kubernetes.io/control-plane".into()),
+            ..Default::default()
+        };
         assert!(cp_tol.tolerates(&cp));
     }
 
     #[test]
     fn gpu_resource_names() {
-        for r in ["nvidia.com/gpu", "nvidia.com/mig-1g.5gb", "nvidia.com/gpu.shared", "amd.com/gpu", "gpu.intel.com/i915", "gpu.intel.com/xe"] {
+        for r in [
+            "nvidia.com/gpu",
+            "nvidia.com/mig-1g.5gb",
+            "nvidia.com/gpu.shared",
+            "amd.com/gpu",
+            "gpu.intel.com/i915",
+            "gpu.intel.com/xe",
+        ] {
             assert!(is_gpu_resource(r), "{r}");
         }
         for r in ["cpu", "memory", "example.com/foo", "ephemeral-storage"] {

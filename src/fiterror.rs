@@ -43,8 +43,9 @@ static POST_FILTER: LazyLock<Regex> = LazyLock::new(|| {
     .expect("post-filter compiles")
 });
 
-static OLD_ITEM: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^(?P<reason>.*?)\s*\((?P<count>\d+)\)$").expect("old item compiles"));
+static OLD_ITEM: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?P<reason>.*?)\s*\((?P<count>\d+)\)$").expect("old item compiles")
+});
 
 /// Finds and splits the first FitError in `message`. `None` when the message has none.
 pub fn parse(message: &str) -> Option<FitError> {
@@ -52,17 +53,29 @@ pub fn parse(message: &str) -> Option<FitError> {
     let whole = caps.get(0)?;
     let nodes_total = caps.name("n").and_then(|m| m.as_str().parse().ok());
     let lower = whole.as_str().to_ascii_lowercase();
-    let old_style = lower.starts_with("no nodes are available that match") || lower.starts_with("fit failure summary");
+    let old_style = lower.starts_with("no nodes are available that match")
+        || lower.starts_with("fit failure summary");
     let mut body = message[whole.end()..].trim();
     let mut truncated = false;
-    if let Some(b) = body.strip_suffix(" ...").or_else(|| body.strip_suffix("...")) {
+    if let Some(b) = body
+        .strip_suffix(" ...")
+        .or_else(|| body.strip_suffix("..."))
+    {
         body = b.trim_end();
         truncated = true;
     }
     // The histogram ends at the PostFilter part, or else at the first sentence end (". " not inside a
     // reason: reasons contain dots only within names like nvidia.com/gpu).
     let (histogram, post_filter) = match POST_FILTER.find(body) {
-        Some(m) => (&body[..m.start()], Some(body[m.start() + 1..].trim().trim_end_matches('.').to_string())),
+        Some(m) => (
+            &body[..m.start()],
+            Some(
+                body[m.start() + 1..]
+                    .trim()
+                    .trim_end_matches('.')
+                    .to_string(),
+            ),
+        ),
         None => match body.find(". ") {
             Some(i) => (&body[..i], None),
             None => (body, None),
@@ -74,7 +87,12 @@ pub fn parse(message: &str) -> Option<FitError> {
     } else {
         split_counted(histogram)
     };
-    Some(FitError { nodes_total, items, post_filter: post_filter.filter(|p| !p.is_empty()), truncated })
+    Some(FitError {
+        nodes_total,
+        items,
+        post_filter: post_filter.filter(|p| !p.is_empty()),
+        truncated,
+    })
 }
 
 /// Splits on `, ` only where a count follows (`, 2 Insufficient …`): reasons may contain commas.
@@ -108,9 +126,15 @@ fn push_item(items: &mut Vec<FitItem>, raw: &str) {
     }
     if starts_with_count(raw) {
         let (n, rest) = raw.split_once(' ').unwrap_or((raw, ""));
-        items.push(FitItem { count: n.parse().ok(), reason: rest.trim().to_string() });
+        items.push(FitItem {
+            count: n.parse().ok(),
+            reason: rest.trim().to_string(),
+        });
     } else {
-        items.push(FitItem { count: None, reason: raw.to_string() });
+        items.push(FitItem {
+            count: None,
+            reason: raw.to_string(),
+        });
     }
 }
 
@@ -120,8 +144,14 @@ fn split_old(histogram: &str) -> Vec<FitItem> {
         .split(", ")
         .filter(|s| !s.trim().is_empty())
         .map(|s| match OLD_ITEM.captures(s.trim()) {
-            Some(c) => FitItem { count: c["count"].parse().ok(), reason: c["reason"].to_string() },
-            None => FitItem { count: None, reason: s.trim().to_string() },
+            Some(c) => FitItem {
+                count: c["count"].parse().ok(),
+                reason: c["reason"].to_string(),
+            },
+            None => FitItem {
+                count: None,
+                reason: s.trim().to_string(),
+            },
         })
         .collect()
 }
@@ -131,14 +161,26 @@ mod tests {
     use super::*;
 
     fn items(f: &FitError) -> Vec<(Option<u32>, &str)> {
-        f.items.iter().map(|i| (i.count, i.reason.as_str())).collect()
+        f.items
+            .iter()
+            .map(|i| (i.count, i.reason.as_str()))
+            .collect()
     }
 
     #[test]
     fn v1_24_layout_with_preemption() {
         let f = parse("0/3 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 2 Insufficient nvidia.com/gpu. preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod.").unwrap();
         assert_eq!(f.nodes_total, Some(3));
-        assert_eq!(items(&f), vec![(Some(1), "node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }"), (Some(2), "Insufficient nvidia.com/gpu")]);
+        assert_eq!(
+            items(&f),
+            vec![
+                (
+                    Some(1),
+                    "node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }"
+                ),
+                (Some(2), "Insufficient nvidia.com/gpu")
+            ]
+        );
         assert!(f.post_filter.unwrap().starts_with("preemption: 0/3"));
         assert!(!f.truncated);
     }
@@ -146,29 +188,67 @@ mod tests {
     #[test]
     fn v1_26_double_period() {
         let f = parse("0/2 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }. preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling..").unwrap();
-        assert_eq!(items(&f), vec![(Some(1), "Insufficient nvidia.com/gpu"), (Some(1), "node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }")]);
-        assert_eq!(f.post_filter.as_deref(), Some("preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling"));
+        assert_eq!(
+            items(&f),
+            vec![
+                (Some(1), "Insufficient nvidia.com/gpu"),
+                (
+                    Some(1),
+                    "node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }"
+                )
+            ]
+        );
+        assert_eq!(
+            f.post_filter.as_deref(),
+            Some(
+                "preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling"
+            )
+        );
     }
 
     #[test]
     fn v1_34_dra_prefix_and_keyless_taint() {
         let f = parse("0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu. no new claims to deallocate, preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.").unwrap();
-        assert_eq!(items(&f), vec![(Some(1), "node(s) had untolerated taint(s)"), (Some(2), "Insufficient cpu")]);
-        assert!(f.post_filter.unwrap().starts_with("no new claims to deallocate, preemption:"));
+        assert_eq!(
+            items(&f),
+            vec![
+                (Some(1), "node(s) had untolerated taint(s)"),
+                (Some(2), "Insufficient cpu")
+            ]
+        );
+        assert!(
+            f.post_filter
+                .unwrap()
+                .starts_with("no new claims to deallocate, preemption:")
+        );
     }
 
     #[test]
     fn prefilter_message_has_no_count() {
         let f = parse("0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.").unwrap();
-        assert_eq!(items(&f), vec![(None, "pod has unbound immediate PersistentVolumeClaims")]);
-        let old = parse("0/3 nodes are available: 3 pod has unbound immediate PersistentVolumeClaims.").unwrap();
-        assert_eq!(items(&old), vec![(Some(3), "pod has unbound immediate PersistentVolumeClaims")]);
+        assert_eq!(
+            items(&f),
+            vec![(None, "pod has unbound immediate PersistentVolumeClaims")]
+        );
+        let old =
+            parse("0/3 nodes are available: 3 pod has unbound immediate PersistentVolumeClaims.")
+                .unwrap();
+        assert_eq!(
+            items(&old),
+            vec![(Some(3), "pod has unbound immediate PersistentVolumeClaims")]
+        );
     }
 
     #[test]
     fn absent_nodes_and_commas_inside_reasons() {
         let f = parse("0/5 nodes are available: 1 Insufficient nvidia.com/gpu, 4 node(s) didn't satisfy plugin(s) [NodeAffinity].").unwrap();
-        assert_eq!(items(&f), vec![(Some(1), "Insufficient nvidia.com/gpu"), (Some(4), "node(s) didn't satisfy plugin(s) [NodeAffinity]")]);
+        assert_eq!(
+            items(&f),
+            vec![
+                (Some(1), "Insufficient nvidia.com/gpu"),
+                (Some(4), "node(s) didn't satisfy plugin(s) [NodeAffinity]")
+            ]
+        );
         let dra = parse("0/2 nodes are available: 2 resource claim gpu, request a: has subrequests, but the DRAPrioritizedList feature is disabled.").unwrap();
         assert_eq!(items(&dra).len(), 1);
     }
@@ -176,7 +256,16 @@ mod tests {
     #[test]
     fn histogram_sorted_as_strings() {
         let f = parse("0/12 nodes are available: 10 Insufficient nvidia.com/gpu, 2 node(s) had untolerated taint {nvidia.com/gpu: present}.").unwrap();
-        assert_eq!(items(&f), vec![(Some(10), "Insufficient nvidia.com/gpu"), (Some(2), "node(s) had untolerated taint {nvidia.com/gpu: present}")]);
+        assert_eq!(
+            items(&f),
+            vec![
+                (Some(10), "Insufficient nvidia.com/gpu"),
+                (
+                    Some(2),
+                    "node(s) had untolerated taint {nvidia.com/gpu: present}"
+                )
+            ]
+        );
     }
 
     #[test]
@@ -184,16 +273,31 @@ mod tests {
         let f = parse("0/40 nodes are available: 1 node(s) had untolerated taint {a: b}, 39 Insufficient nvidia.com/gpu. preemption: 0/40 nodes are available: 1 Preemption is not helpful for scheduling, 39 No preemption victims fo ...").unwrap();
         assert!(f.truncated);
         assert_eq!(f.items.len(), 2);
-        let cut = parse("0/40 nodes are available: 1 node(s) had untolerated taint {a: b}, 39 Insuffic ...").unwrap();
+        let cut = parse(
+            "0/40 nodes are available: 1 node(s) had untolerated taint {a: b}, 39 Insuffic ...",
+        )
+        .unwrap();
         assert!(cut.truncated);
-        assert_eq!(cut.items[1], FitItem { count: Some(39), reason: "Insuffic".into() });
+        assert_eq!(
+            cut.items[1],
+            FitItem {
+                count: Some(39),
+                reason: "Insuffic".into()
+            }
+        );
     }
 
     #[test]
     fn old_predicates_layout() {
         let f = parse("No nodes are available that match all of the following predicates:: Insufficient alpha.kubernetes.io/nvidia-gpu (1), PodToleratesNodeTaints (2).").unwrap();
         assert_eq!(f.nodes_total, None);
-        assert_eq!(items(&f), vec![(Some(1), "Insufficient alpha.kubernetes.io/nvidia-gpu"), (Some(2), "PodToleratesNodeTaints")]);
+        assert_eq!(
+            items(&f),
+            vec![
+                (Some(1), "Insufficient alpha.kubernetes.io/nvidia-gpu"),
+                (Some(2), "PodToleratesNodeTaints")
+            ]
+        );
     }
 
     #[test]

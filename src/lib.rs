@@ -34,7 +34,11 @@ pub enum Outcome {
 
 impl Outcome {
     pub fn of(diagnoses: &[Diagnosis]) -> Outcome {
-        if diagnoses.iter().any(Diagnosis::is_blocked) { Outcome::Blocked } else { Outcome::Clear }
+        if diagnoses.iter().any(Diagnosis::is_blocked) {
+            Outcome::Blocked
+        } else {
+            Outcome::Clear
+        }
     }
 }
 
@@ -59,7 +63,9 @@ pub fn run_local(config: &Config, out: &mut dyn Write) -> Result<Outcome> {
             Ok(Outcome::Clear)
         }
         Mode::Explain { id } => {
-            let rule = rules::by_id(id).ok_or_else(|| Error::UnknownRule { id: sanitize::line(id) })?;
+            let rule = rules::by_id(id).ok_or_else(|| Error::UnknownRule {
+                id: sanitize::line(id),
+            })?;
             catalog::explain(rule, out)?;
             Ok(Outcome::Clear)
         }

@@ -29,13 +29,20 @@ fn main() -> ExitCode {
     let flushed = out.flush();
     match (result, flushed) {
         (Ok(outcome), Ok(())) => ExitCode::from(if outcome == Outcome::Blocked { 1 } else { 0 }),
-        (Err(Error::Output(e)), _) | (Ok(_), Err(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::from(0),
+        (Err(Error::Output(e)), _) | (Ok(_), Err(e))
+            if e.kind() == std::io::ErrorKind::BrokenPipe =>
+        {
+            ExitCode::from(0)
+        }
         (Err(e), _) => fail(&e),
         (Ok(_), Err(e)) => fail(&Error::Output(e)),
     }
 }
 
 fn fail(e: &Error) -> ExitCode {
-    eprintln!("kubectl-gpuwhy: error: {}", gpuwhy::sanitize::line(&e.to_string()));
+    eprintln!(
+        "kubectl-gpuwhy: error: {}",
+        gpuwhy::sanitize::line(&e.to_string())
+    );
     ExitCode::from(e.exit_code())
 }

@@ -92,7 +92,10 @@ mod tests {
     fn strips_csi_osc_and_controls() {
         assert_eq!(line("a\u{1b}[31mred\u{1b}[0m b"), "ared b");
         assert_eq!(line("x\u{1b}]0;title\u{7}y"), "xy");
-        assert_eq!(line("x\u{1b}]8;;http://e\u{1b}\\link\u{1b}]8;;\u{1b}\\y"), "xlinky");
+        assert_eq!(
+            line("x\u{1b}]8;;http://e\u{1b}\\link\u{1b}]8;;\u{1b}\\y"),
+            "xlinky"
+        );
         assert_eq!(line("a\u{0}b\u{7}c\u{8}d"), "abcd");
         assert_eq!(line("a\u{9b}2Jb"), "ab");
         assert_eq!(line("evil\u{202e}txt"), "eviltxt");

@@ -23,20 +23,32 @@ pub enum Format {
 /// Checks raw bytes and turns them into text: empty, binary (NUL bytes) and invalid UTF-8 are errors.
 pub fn decode(bytes: Vec<u8>, what: &str) -> Result<String> {
     if bytes.len() as u64 > MAX_INPUT_BYTES {
-        return Err(Error::InputTooLarge { what: what.into(), limit_mib: MAX_INPUT_BYTES >> 20 });
+        return Err(Error::InputTooLarge {
+            what: what.into(),
+            limit_mib: MAX_INPUT_BYTES >> 20,
+        });
     }
     let head = &bytes[..bytes.len().min(8192)];
     if head.contains(&0) {
-        return Err(Error::NotText { what: what.into(), why: "it contains NUL bytes (binary data?)".into() });
+        return Err(Error::NotText {
+            what: what.into(),
+            why: "it contains NUL bytes (binary data?)".into(),
+        });
     }
     let text = String::from_utf8(bytes).map_err(|e| Error::NotText {
         what: what.into(),
         why: format!("invalid UTF-8 at byte {}", e.utf8_error().valid_up_to()),
     })?;
     if text.contains('\0') {
-        return Err(Error::NotText { what: what.into(), why: "it contains NUL bytes (binary data?)".into() });
+        return Err(Error::NotText {
+            what: what.into(),
+            why: "it contains NUL bytes (binary data?)".into(),
+        });
     }
-    let text = text.strip_prefix('\u{feff}').map(str::to_string).unwrap_or(text);
+    let text = text
+        .strip_prefix('\u{feff}')
+        .map(str::to_string)
+        .unwrap_or(text);
     if text.trim().is_empty() {
         return Err(Error::EmptyInput { what: what.into() });
     }
@@ -52,33 +64,101 @@ pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
             Err(json_err) => {
                 // JSON lines (one object per line), as `kubectl get events -w -o json` prints.
                 let docs: std::result::Result<Vec<serde_json::Value>, _> =
-                    serde_json::Deserializer::from_str(trimmed).into_iter::<serde_json::Value>().collect();
+                    serde_json::Deserializer::from_str(trimmed)
+                        .into_iter::<serde_json::Value>()
+                        .collect();
                 match docs {
                     Ok(docs) if docs.len() > 1 => Ok((Format::Json, objects::read(docs, what)?)),
-                    _ if trimmed.starts_with('{') && looks_like_log_json(trimmed) => Ok((Format::Text, vec![text::read(input)])),
-                    _ => Err(Error::BadInput { what: what.into(), why: format!("invalid JSON: {json_err}") }),
+                    _ if trimmed.starts_with('{') && looks_like_log_json(trimmed) => {
+                        Ok((Format::Text, vec![text::read(input)]))
+                    }
+                    _ => Err(Error::BadInput {
+                        what: what.into(),
+                        why: format!("invalid JSON: {json_err}"),
+                    }),
                 }
             }
         };
     }
-    if looks_like_yaml_object(input) {
-        if let Some(docs) = yaml_docs(input) {
-            if let Ok(evs) = objects::read(docs, what) {
-                return Ok((Format::Yaml, evs));
-            }
-        }
+    if looks_like_yaml_object(input)
+        && let Some(docs) = yaml_docs(input)
+        && let Ok(evs) = objects::read(docs, what)
+    {
+        return Ok((Format::Yaml, evs));
     }
     let ev = text::read(input);
-    let format = if text::is_describe(input) { Format::Describe } else { Format::Text };
-    Ok((format, vec![ev]))
+    let format = if text::is_describe(input) {
+        Format::Describe
+    } else {
+        Format::Text
+    };
+    Ok((format, split_by_object(ev)))
+}
+
+/// A `kubectl get events` table about several objects becomes one Evidence per object.
+fn split_by_object(ev: Evidence) -> Vec<Evidence> {
+    let mut objects: Vec<String> = Vec::new();
+    for s in &ev.signals {
+        if let Some(o) = &s.object
+            && !objects.contains(o)
+        {
+            objects.push(o.clone());
+        }
+    }
+    if objects.len() < 2 || ev.pod.as_ref().is_some_and(|p| p.name.is_some()) {
+        return vec![ev];
+    }
+    let mut out: Vec<Evidence> = Vec::new();
+    for o in &objects {
+        let (kind, name) = o.split_once('/').unwrap_or(("pod", o));
+        let kind = match kind.to_ascii_lowercase().as_str() {
+            "pod" => "Pod".to_string(),
+            "replicaset" => "ReplicaSet".into(),
+            "deployment" => "Deployment".into(),
+            "job" => "Job".into(),
+            "statefulset" => "StatefulSet".into(),
+            "daemonset" => "DaemonSet".into(),
+            "node" => "Node".into(),
+            other => other.to_string(),
+        };
+        let signals: Vec<_> = ev
+            .signals
+            .iter()
+            .filter(|s| s.object.as_deref() == Some(o.as_str()))
+            .cloned()
+            .collect();
+        let namespace = signals.iter().find_map(|s| {
+            // `Successfully assigned ns/name to node` names the namespace.
+            s.message
+                .strip_prefix("Successfully assigned ")
+                .and_then(|r| r.split_once('/'))
+                .map(|(ns, _)| ns.to_string())
+        });
+        out.push(Evidence {
+            target: crate::evidence::Target {
+                kind,
+                namespace,
+                name: Some(name.to_string()),
+                ..Default::default()
+            },
+            signals,
+            ..Default::default()
+        });
+    }
+    out
 }
 
 fn looks_like_log_json(s: &str) -> bool {
-    s.lines().next().is_some_and(|l| l.contains("\"level\"") || l.contains("\"msg\"") || l.contains("\"ts\""))
+    s.lines()
+        .next()
+        .is_some_and(|l| l.contains("\"level\"") || l.contains("\"msg\"") || l.contains("\"ts\""))
 }
 
 fn looks_like_yaml_object(input: &str) -> bool {
-    input.lines().take(50).any(|l| l.starts_with("kind:") || l.starts_with("apiVersion:") || l.starts_with("items:"))
+    input
+        .lines()
+        .take(50)
+        .any(|l| l.starts_with("kind:") || l.starts_with("apiVersion:") || l.starts_with("items:"))
 }
 
 fn yaml_docs(input: &str) -> Option<Vec<serde_json::Value>> {
@@ -92,39 +172,21 @@ fn yaml_docs(input: &str) -> Option<Vec<serde_json::Value>> {
     (!docs.is_empty()).then_some(docs)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bad_bytes_are_one_line_errors() {
-        assert!(matches!(decode(vec![], "x"), Err(Error::EmptyInput { .. })));
-        assert!(matches!(decode(b"  \n\t".to_vec(), "x"), Err(Error::EmptyInput { .. })));
-        assert!(matches!(decode(vec![0x7f, b'E', b'L', b'F', 0, 1], "x"), Err(Error::NotText { .. })));
-        let e = decode(vec![b'a', 0xff, 0xfe], "x").unwrap_err();
-        assert_eq!(e.to_string(), "x is not text: invalid UTF-8 at byte 1");
-        assert_eq!(decode("\u{feff}hi".as_bytes().to_vec(), "x").unwrap(), "hi");
-    }
-
-    #[test]
-    fn wrong_kind_of_json_is_an_error() {
-        let e = parse(r#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"x"}}"#, "x").unwrap_err();
-        assert!(e.to_string().contains("ConfigMap"), "{e}");
-        assert!(parse("[1, 2, 3]", "x").is_err());
-        assert!(parse("{\"kind\": ", "x").unwrap_err().to_string().contains("invalid JSON"));
-        assert!(parse("42", "x").is_ok(), "a bare number is text, not JSON");
-    }
-}
-
 /// Reads a path, or stdin for `-`, up to the size cap. Returns a display name and the bytes.
 pub fn read_source(path: &str) -> Result<(String, Vec<u8>)> {
     use std::io::Read;
     let (what, reader): (String, Box<dyn Read>) = if path == "-" {
         ("standard input".into(), Box::new(std::io::stdin().lock()))
     } else {
-        let f = std::fs::File::open(path).map_err(|e| Error::ReadInput { path: path.into(), source: e })?;
+        let f = std::fs::File::open(path).map_err(|e| Error::ReadInput {
+            path: path.into(),
+            source: e,
+        })?;
         if f.metadata().map(|m| m.is_dir()).unwrap_or(false) {
-            return Err(Error::BadInput { what: crate::sanitize::line(path), why: "is a directory".into() });
+            return Err(Error::BadInput {
+                what: crate::sanitize::line(path),
+                why: "is a directory".into(),
+            });
         }
         (crate::sanitize::line(path), Box::new(f))
     };
@@ -132,6 +194,48 @@ pub fn read_source(path: &str) -> Result<(String, Vec<u8>)> {
     reader
         .take(MAX_INPUT_BYTES + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| Error::ReadInput { path: path.into(), source: e })?;
+        .map_err(|e| Error::ReadInput {
+            path: path.into(),
+            source: e,
+        })?;
     Ok((what, bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_bytes_are_one_line_errors() {
+        assert!(matches!(decode(vec![], "x"), Err(Error::EmptyInput { .. })));
+        assert!(matches!(
+            decode(b"  \n\t".to_vec(), "x"),
+            Err(Error::EmptyInput { .. })
+        ));
+        assert!(matches!(
+            decode(vec![0x7f, b'E', b'L', b'F', 0, 1], "x"),
+            Err(Error::NotText { .. })
+        ));
+        let e = decode(vec![b'a', 0xff, 0xfe], "x").unwrap_err();
+        assert_eq!(e.to_string(), "x is not text: invalid UTF-8 at byte 1");
+        assert_eq!(decode("\u{feff}hi".as_bytes().to_vec(), "x").unwrap(), "hi");
+    }
+
+    #[test]
+    fn wrong_kind_of_json_is_an_error() {
+        let e = parse(
+            r#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"x"}}"#,
+            "x",
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("ConfigMap"), "{e}");
+        assert!(parse("[1, 2, 3]", "x").is_err());
+        assert!(
+            parse("{\"kind\": ", "x")
+                .unwrap_err()
+                .to_string()
+                .contains("invalid JSON")
+        );
+        assert!(parse("42", "x").is_ok(), "a bare number is text, not JSON");
+    }
 }

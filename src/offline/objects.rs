@@ -8,7 +8,9 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::evidence::{Evidence, NodeFacts, PodFacts, Signal, SignalSource, Taint, Target, Toleration};
+use crate::evidence::{
+    Evidence, NodeFacts, PodFacts, Signal, SignalSource, Taint, Target, Toleration,
+};
 use crate::sanitize;
 
 /// Objects grouped by the Pod (or owner) they are about.
@@ -32,7 +34,13 @@ impl Groups {
                 name: (!name.is_empty()).then(|| name.to_string()),
                 ..Default::default()
             };
-            self.by_key.insert(key.clone(), Evidence { target, ..Default::default() });
+            self.by_key.insert(
+                key.clone(),
+                Evidence {
+                    target,
+                    ..Default::default()
+                },
+            );
         }
         self.by_key.get_mut(&key).expect("inserted above")
     }
@@ -44,7 +52,11 @@ pub(super) fn read(docs: Vec<Value>, what: &str) -> Result<Vec<Evidence>> {
         walk(doc, &mut g);
     }
     if g.recognised == 0 {
-        let kinds = if g.other_kinds.is_empty() { "no kind".to_string() } else { g.other_kinds.join(", ") };
+        let kinds = if g.other_kinds.is_empty() {
+            "no kind".to_string()
+        } else {
+            g.other_kinds.join(", ")
+        };
         return Err(Error::BadInput {
             what: what.into(),
             why: format!("expected a Pod, Events, an EventList or a List of them, got {kinds}"),
@@ -59,11 +71,15 @@ pub(super) fn read(docs: Vec<Value>, what: &str) -> Result<Vec<Evidence>> {
         .filter(|k| k.0 != "Pod")
         .flat_map(|k| {
             let ev = &g.by_key[k];
-            ev.signals.iter().map(move |s| (format!("{}/{}", k.0, k.2), s.clone()))
+            ev.signals
+                .iter()
+                .map(move |s| (format!("{}/{}", k.0, k.2), s.clone()))
         })
         .collect();
     for key in &order {
-        let Some(mut ev) = g.by_key.remove(key) else { continue };
+        let Some(mut ev) = g.by_key.remove(key) else {
+            continue;
+        };
         if key.0 == "Pod" {
             if let Some(owner) = ev.pod.as_ref().and_then(|p| p.owner.clone()) {
                 for (o, s) in &owner_signals {
@@ -75,7 +91,12 @@ pub(super) fn read(docs: Vec<Value>, what: &str) -> Result<Vec<Evidence>> {
         } else if order.iter().any(|k| k.0 == "Pod") && ev.pod.is_none() {
             // Owner-only groups are folded into the Pods above when a Pod names them; keep the rest.
             let name = format!("{}/{}", key.0, key.2);
-            let claimed = out.iter().any(|e| e.pod.as_ref().and_then(|p| p.owner.as_deref()).is_some_and(|o| o.eq_ignore_ascii_case(&name)));
+            let claimed = out.iter().any(|e| {
+                e.pod
+                    .as_ref()
+                    .and_then(|p| p.owner.as_deref())
+                    .is_some_and(|o| o.eq_ignore_ascii_case(&name))
+            });
             if claimed {
                 continue;
             }
@@ -97,7 +118,10 @@ pub(super) fn read(docs: Vec<Value>, what: &str) -> Result<Vec<Evidence>> {
     }
     out.retain(|e| !(e.target.kind != "Pod" && e.signals.is_empty() && e.pod.is_none()));
     if out.is_empty() {
-        out.push(Evidence { nodes: (!nodes.is_empty()).then_some(nodes), ..Default::default() });
+        out.push(Evidence {
+            nodes: (!nodes.is_empty()).then_some(nodes),
+            ..Default::default()
+        });
     }
     Ok(out)
 }
@@ -132,7 +156,12 @@ fn walk(doc: Value, g: &mut Groups) {
                     g.recognised += 1;
                     g.nodes.push(node_facts(&obj));
                 }
-                "ReplicaSet" | "Job" | "StatefulSet" | "DaemonSet" | "Deployment" | "ReplicationController" => {
+                "ReplicaSet"
+                | "Job"
+                | "StatefulSet"
+                | "DaemonSet"
+                | "Deployment"
+                | "ReplicationController" => {
                     g.recognised += 1;
                     read_owner(&kind, &obj, g);
                 }
@@ -146,7 +175,11 @@ fn walk(doc: Value, g: &mut Groups) {
                 }
                 other => {
                     if !g.other_kinds.iter().any(|k| k == other) && g.other_kinds.len() < 5 {
-                        g.other_kinds.push(if other.is_empty() { "an object without a kind".into() } else { format!("kind {other}") });
+                        g.other_kinds.push(if other.is_empty() {
+                            "an object without a kind".into()
+                        } else {
+                            format!("kind {other}")
+                        });
                     }
                 }
             }
@@ -167,23 +200,30 @@ fn walk(doc: Value, g: &mut Groups) {
 }
 
 fn str_of(v: Option<&Value>) -> Option<String> {
-    v.and_then(Value::as_str).map(|s| sanitize::line(s)).filter(|s| !s.is_empty())
+    v.and_then(Value::as_str)
+        .map(sanitize::line)
+        .filter(|s| !s.is_empty())
 }
 
 fn text_of(v: Option<&Value>) -> Option<String> {
-    v.and_then(Value::as_str).map(|s| sanitize::clean(s, true)).filter(|s| !s.trim().is_empty())
+    v.and_then(Value::as_str)
+        .map(|s| sanitize::clean(s, true))
+        .filter(|s| !s.trim().is_empty())
 }
 
 fn path<'v>(v: &'v Value, keys: &[&str]) -> Option<&'v Value> {
     keys.iter().try_fold(v, |acc, k| acc.get(*k))
 }
 
-fn arr<'v>(v: Option<&'v Value>) -> &'v [Value] {
-    v.and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[])
+fn arr(v: Option<&Value>) -> &[Value] {
+    v.and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
 }
 
 fn u32_of(v: Option<&Value>) -> Option<u32> {
-    v.and_then(Value::as_u64).map(|n| n.min(u64::from(u32::MAX)) as u32)
+    v.and_then(Value::as_u64)
+        .map(|n| n.min(u64::from(u32::MAX)) as u32)
 }
 
 /// Pod spec and status → PodFacts and status signals (conditions, container states, rejection).
@@ -215,9 +255,15 @@ pub fn pod_facts(pod: &Value) -> (PodFacts, Vec<Signal>) {
             effect: str_of(t.get("effect")),
         });
     }
-    if let Some(sel) = spec.and_then(|s| s.get("nodeSelector")).and_then(Value::as_object) {
+    if let Some(sel) = spec
+        .and_then(|s| s.get("nodeSelector"))
+        .and_then(Value::as_object)
+    {
         for (k, v) in sel {
-            facts.node_selector.insert(sanitize::line(k), v.as_str().map(sanitize::line).unwrap_or_default());
+            facts.node_selector.insert(
+                sanitize::line(k),
+                v.as_str().map(sanitize::line).unwrap_or_default(),
+            );
         }
     }
     for c in arr(spec.and_then(|s| s.get("containers"))) {
@@ -226,7 +272,9 @@ pub fn pod_facts(pod: &Value) -> (PodFacts, Vec<Signal>) {
         }
         let res = c.get("resources");
         let limits = res.and_then(|r| r.get("limits")).and_then(Value::as_object);
-        let requests = res.and_then(|r| r.get("requests")).and_then(Value::as_object);
+        let requests = res
+            .and_then(|r| r.get("requests"))
+            .and_then(Value::as_object);
         for map in [limits, requests].into_iter().flatten() {
             for (k, v) in map {
                 let q = match v {
@@ -238,10 +286,12 @@ pub fn pod_facts(pod: &Value) -> (PodFacts, Vec<Signal>) {
             }
         }
     }
-    if let Some(owner) = arr(meta.and_then(|m| m.get("ownerReferences"))).iter().find(|o| o.get("controller").and_then(Value::as_bool).unwrap_or(true)) {
-        if let (Some(k), Some(n)) = (str_of(owner.get("kind")), str_of(owner.get("name"))) {
-            facts.owner = Some(format!("{k}/{n}"));
-        }
+    if let Some(owner) = arr(meta.and_then(|m| m.get("ownerReferences")))
+        .iter()
+        .find(|o| o.get("controller").and_then(Value::as_bool).unwrap_or(true))
+        && let (Some(k), Some(n)) = (str_of(owner.get("kind")), str_of(owner.get("name")))
+    {
+        facts.owner = Some(format!("{k}/{n}"));
     }
     let mut signals = Vec::new();
     let object = facts.name.as_ref().map(|n| format!("Pod/{n}"));
@@ -271,13 +321,22 @@ pub fn pod_facts(pod: &Value) -> (PodFacts, Vec<Signal>) {
             if cs.get("state").and_then(|s| s.get("running")).is_some() {
                 facts.any_running = true;
             }
-            for (state_key, state) in [("state", cs.get("state")), ("lastState", cs.get("lastState"))] {
+            for (state_key, state) in [
+                ("state", cs.get("state")),
+                ("lastState", cs.get("lastState")),
+            ] {
                 let Some(state) = state else { continue };
-                for (phase, detail) in [("waiting", state.get("waiting")), ("terminated", state.get("terminated"))] {
+                for (phase, detail) in [
+                    ("waiting", state.get("waiting")),
+                    ("terminated", state.get("terminated")),
+                ] {
                     let Some(d) = detail else { continue };
                     let reason = str_of(d.get("reason"));
                     let message = text_of(d.get("message")).unwrap_or_default();
-                    if phase == "terminated" && (reason.as_deref() == Some("Completed") || state_key == "lastState" && message.is_empty()) {
+                    if phase == "terminated"
+                        && (reason.as_deref() == Some("Completed")
+                            || state_key == "lastState" && message.is_empty())
+                    {
                         continue;
                     }
                     if reason.is_none() && message.is_empty() {
@@ -296,10 +355,17 @@ pub fn pod_facts(pod: &Value) -> (PodFacts, Vec<Signal>) {
             }
         }
     }
-    if facts.phase.as_deref() == Some("Failed") || facts.reason.is_some() {
-        if let Some(msg) = facts.message.clone().or_else(|| facts.reason.clone()) {
-            signals.push(Signal { source: Some(SignalSource::PodStatus), reason: facts.reason.clone(), message: msg, count: 1, object, ..Default::default() });
-        }
+    if (facts.phase.as_deref() == Some("Failed") || facts.reason.is_some())
+        && let Some(msg) = facts.message.clone().or_else(|| facts.reason.clone())
+    {
+        signals.push(Signal {
+            source: Some(SignalSource::PodStatus),
+            reason: facts.reason.clone(),
+            message: msg,
+            count: 1,
+            object,
+            ..Default::default()
+        });
     }
     (facts, signals)
 }
@@ -335,23 +401,44 @@ pub fn event_signal(e: &Value) -> (Option<(String, String, String)>, Signal) {
         .or_else(|| str_of(e.get("reportingComponent")))
         .or_else(|| str_of(e.get("reportingController")))
         .or_else(|| str_of(path(e, &["deprecatedSource", "component"])));
-    let node = str_of(path(e, &["source", "host"])).or_else(|| str_of(path(e, &["deprecatedSource", "host"]))).or_else(|| {
-        (component.as_deref() == Some("kubelet")).then(|| str_of(e.get("reportingInstance"))).flatten()
-    });
-    let source = if kind.is_empty() || kind == "Pod" { SignalSource::Event } else { SignalSource::OwnerEvent };
+    let node = str_of(path(e, &["source", "host"]))
+        .or_else(|| str_of(path(e, &["deprecatedSource", "host"])))
+        .or_else(|| {
+            (component.as_deref() == Some("kubelet"))
+                .then(|| str_of(e.get("reportingInstance")))
+                .flatten()
+        });
+    let source = if kind.is_empty() || kind == "Pod" {
+        SignalSource::Event
+    } else {
+        SignalSource::OwnerEvent
+    };
     let signal = Signal {
         source: Some(source),
         reason: str_of(e.get("reason")),
         kind: str_of(e.get("type")),
-        message: text_of(e.get("message")).or_else(|| text_of(e.get("note"))).unwrap_or_default(),
+        message: text_of(e.get("message"))
+            .or_else(|| text_of(e.get("note")))
+            .unwrap_or_default(),
         count,
-        object: (!name.is_empty()).then(|| format!("{}/{}", if kind.is_empty() { "Pod" } else { &kind }, name)),
+        object: (!name.is_empty())
+            .then(|| format!("{}/{}", if kind.is_empty() { "Pod" } else { &kind }, name)),
         field_path: str_of(regarding.and_then(|r| r.get("fieldPath"))),
         component,
         node,
         time,
     };
-    let key = (!name.is_empty()).then(|| (if kind.is_empty() { "Pod".to_string() } else { kind }, namespace, name));
+    let key = (!name.is_empty()).then(|| {
+        (
+            if kind.is_empty() {
+                "Pod".to_string()
+            } else {
+                kind
+            },
+            namespace,
+            name,
+        )
+    });
     (key, signal)
 }
 
@@ -366,7 +453,10 @@ fn read_owner(kind: &str, obj: &Value, g: &mut Groups) {
     let name = str_of(path(obj, &["metadata", "name"])).unwrap_or_default();
     let mut signals = Vec::new();
     for c in arr(path(obj, &["status", "conditions"])) {
-        let failed = matches!(str_of(c.get("type")).as_deref(), Some("ReplicaFailure" | "Failed" | "ReplicaSetFailure"));
+        let failed = matches!(
+            str_of(c.get("type")).as_deref(),
+            Some("ReplicaFailure" | "Failed" | "ReplicaSetFailure")
+        );
         if failed && str_of(c.get("status")).as_deref() == Some("True") {
             signals.push(Signal {
                 source: Some(SignalSource::OwnerEvent),
@@ -387,7 +477,10 @@ pub fn node_facts(node: &Value) -> NodeFacts {
     let mut labels = BTreeMap::new();
     if let Some(m) = path(node, &["metadata", "labels"]).and_then(Value::as_object) {
         for (k, v) in m {
-            labels.insert(sanitize::line(k), v.as_str().map(sanitize::line).unwrap_or_default());
+            labels.insert(
+                sanitize::line(k),
+                v.as_str().map(sanitize::line).unwrap_or_default(),
+            );
         }
     }
     let mut allocatable = BTreeMap::new();
@@ -400,14 +493,22 @@ pub fn node_facts(node: &Value) -> NodeFacts {
     }
     let taints = arr(path(node, &["spec", "taints"]))
         .iter()
-        .filter_map(|t| Some(Taint { key: str_of(t.get("key"))?, value: str_of(t.get("value")), effect: str_of(t.get("effect")).unwrap_or_default() }))
+        .filter_map(|t| {
+            Some(Taint {
+                key: str_of(t.get("key"))?,
+                value: str_of(t.get("value")),
+                effect: str_of(t.get("effect")).unwrap_or_default(),
+            })
+        })
         .collect();
     NodeFacts {
         name: str_of(path(node, &["metadata", "name"])).unwrap_or_default(),
         labels,
         taints,
         allocatable,
-        unschedulable: path(node, &["spec", "unschedulable"]).and_then(Value::as_bool).unwrap_or(false),
+        unschedulable: path(node, &["spec", "unschedulable"])
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
     }
 }
 
@@ -423,7 +524,10 @@ mod tests {
         let (k1, s1) = event_signal(&core);
         let (k2, s2) = event_signal(&new);
         assert_eq!(k1, k2);
-        assert_eq!((s1.message.as_str(), s1.count, s1.component.as_deref()), (s2.message.as_str(), s2.count, s2.component.as_deref()));
+        assert_eq!(
+            (s1.message.as_str(), s1.count, s1.component.as_deref()),
+            (s2.message.as_str(), s2.count, s2.component.as_deref())
+        );
     }
 
     #[test]

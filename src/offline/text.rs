@@ -15,19 +15,28 @@ static EVENT_ROW: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(?P<pre>.*?)\b(?P<type>Warning|Normal)\s+(?P<reason>[A-Za-z][A-Za-z0-9./_-]*)(?:\s+(?P<rest>.*))?$").expect("row")
 });
 static AGE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(?P<age><unknown>|<invalid>|[0-9][0-9a-z.]*)(?:\s+\(x(?P<n>\d+) over [^)]*\))?\s+").expect("age")
+    Regex::new(
+        r"^(?P<age><unknown>|<invalid>|[0-9][0-9a-z.]*)(?:\s+\(x(?P<n>\d+) over [^)]*\))?\s+",
+    )
+    .expect("age")
 });
-static FROM: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^(?P<from>kubelet(?:,\s*\S+)?|[a-z][a-z0-9.-]*(?:-scheduler|-controller|-manager|-controller-manager|scheduler|kubelet|autoscaler)[a-z0-9.-]*|\{[^}]*\}|[a-z][a-z0-9-]*)(?:\s+|$)").expect("from"));
-static OBJECT: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^(?P<kind>[a-z][a-z.0-9]*)/(?P<name>[^\s/]+)\s+").expect("object"));
-static FIELD: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^(?P<key>[A-Z][A-Za-z -]*):\s*(?P<value>.*)$").expect("field"));
-static ASSIGNED: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"Successfully assigned (?P<ns>[a-z0-9.-]+)/(?P<name>[a-z0-9.-]+) to (?P<node>[A-Za-z0-9.-]+)").expect("assigned"));
+static FROM: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?P<from>kubelet(?:,\s*\S+)?|[a-z][a-z0-9.-]*(?:-scheduler|-controller|-manager|-controller-manager|scheduler|kubelet|autoscaler)[a-z0-9.-]*|\{[^}]*\}|[a-z][a-z0-9-]*)(?:\s+|$)").expect("from")
+});
+static OBJECT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?P<kind>[a-z][a-z.0-9]*)/(?P<name>[^\s/]+)\s+").expect("object")
+});
+static FIELD: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^(?P<key>[A-Z][A-Za-z -]*):\s*(?P<value>.*)$").expect("field"));
+static ASSIGNED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"Successfully assigned (?P<ns>[a-z0-9.-]+)/(?P<name>[a-z0-9.-]+) to (?P<node>[A-Za-z0-9.-]+)").expect("assigned")
+});
 static RECORD_START: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"^\s*(?:[-*>]\s+)?`?(?:pod didn't trigger|\d{4}-\d\d-\d\d[T ]|[A-Z][a-z]{2} +\d+ \d\d:\d\d|[EWIF]\d{4} |time=|level=|kubelet\[|containerd\[|Warning\b|Normal\b|Error\b|error:|Failed\b|failed to|0/\d+ nodes|no nodes available|pods? "|Pod "|spec\.|status:|message:|reason:|note:|\{|Allocate failed|Node didn't|nvidia-container-cli:|Events:|Name:)"#).expect("record")
 });
-static POD_IN_LOG: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r#"pod="(?P<ns>[a-z0-9.-]+)/(?P<name>[a-z0-9.-]+)"|PodSandboxMetadata\{Name:(?P<name2>[^,]+),Uid:[^,]*,Namespace:(?P<ns2>[^,]+),"#).expect("pod in log"));
+static POD_IN_LOG: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"pod="(?P<ns>[a-z0-9.-]+)/(?P<name>[a-z0-9.-]+)"|PodSandboxMetadata\{Name:(?P<name2>[^,]+),Uid:[^,]*,Namespace:(?P<ns2>[^,]+),"#).expect("pod in log")
+});
 
 /// Whether the text looks like `kubectl describe` output.
 pub fn is_describe(input: &str) -> bool {
@@ -35,13 +44,22 @@ pub fn is_describe(input: &str) -> bool {
     let mut section = false;
     for line in input.lines().take(400) {
         name |= line.starts_with("Name:");
-        section |= line.starts_with("Events:") || line.starts_with("Conditions:") || line.starts_with("Containers:") || line.starts_with("Status:");
+        section |= line.starts_with("Events:")
+            || line.starts_with("Conditions:")
+            || line.starts_with("Containers:")
+            || line.starts_with("Status:");
     }
     name && section
 }
 
 pub(super) fn read(input: &str) -> Evidence {
-    let mut ev = Evidence { target: Target { kind: "Pod".into(), ..Default::default() }, ..Default::default() };
+    let mut ev = Evidence {
+        target: Target {
+            kind: "Pod".into(),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
     let mut pod = PodFacts::default();
     let mut pod_seen = false;
     let lines: Vec<&str> = input.lines().collect();
@@ -51,7 +69,10 @@ pub(super) fn read(input: &str) -> Evidence {
         let raw = lines[i];
         let line = raw.trim_end();
         // Top-level describe fields (column 0).
-        if let Some(c) = FIELD.captures(line).filter(|_| !raw.starts_with(' ') && !raw.starts_with('\t')) {
+        if let Some(c) = FIELD
+            .captures(line)
+            .filter(|_| !raw.starts_with(' ') && !raw.starts_with('\t'))
+        {
             let key = c["key"].trim().to_string();
             let value = c["value"].trim().to_string();
             let consumed = describe_field(&key, &value, &lines, i, &mut pod, &mut ev);
@@ -98,8 +119,14 @@ pub(super) fn read(input: &str) -> Evidence {
     if ev.target.name.is_none() {
         for s in &ev.signals {
             if let Some(c) = POD_IN_LOG.captures(&s.message) {
-                let name = c.name("name").or_else(|| c.name("name2")).map(|m| m.as_str().to_string());
-                let ns = c.name("ns").or_else(|| c.name("ns2")).map(|m| m.as_str().to_string());
+                let name = c
+                    .name("name")
+                    .or_else(|| c.name("name2"))
+                    .map(|m| m.as_str().to_string());
+                let ns = c
+                    .name("ns")
+                    .or_else(|| c.name("ns2"))
+                    .map(|m| m.as_str().to_string());
                 ev.target.name = name;
                 ev.target.namespace = ns;
                 break;
@@ -110,18 +137,22 @@ pub(super) fn read(input: &str) -> Evidence {
 }
 
 fn note_assigned(s: &Signal, ev: &mut Evidence, pod: &mut PodFacts) {
-    if s.reason.as_deref() == Some("Scheduled") {
-        if let Some(c) = ASSIGNED.captures(&s.message) {
-            if ev.target.name.is_none() {
-                ev.target.name = Some(c["name"].to_string());
-                ev.target.namespace = Some(c["ns"].to_string());
-            }
-            if pod.node_name.is_none() {
-                pod.node_name = Some(c["node"].to_string());
-            }
-            if ev.pod.is_none() {
-                ev.pod = Some(PodFacts { node_name: Some(c["node"].to_string()), scheduled: Some("True".into()), ..Default::default() });
-            }
+    if s.reason.as_deref() == Some("Scheduled")
+        && let Some(c) = ASSIGNED.captures(&s.message)
+    {
+        if ev.target.name.is_none() {
+            ev.target.name = Some(c["name"].to_string());
+            ev.target.namespace = Some(c["ns"].to_string());
+        }
+        if pod.node_name.is_none() {
+            pod.node_name = Some(c["node"].to_string());
+        }
+        if ev.pod.is_none() {
+            ev.pod = Some(PodFacts {
+                node_name: Some(c["node"].to_string()),
+                scheduled: Some("True".into()),
+                ..Default::default()
+            });
         }
     }
 }
@@ -146,12 +177,19 @@ fn flush_plain(plain: &mut Vec<String>, ev: &mut Evidence) {
     if message.trim().is_empty() {
         return;
     }
-    ev.signals.push(Signal { source: Some(source), reason, message: sanitize::clean(message.trim(), true), count: 1, ..Default::default() });
+    ev.signals.push(Signal {
+        source: Some(source),
+        reason,
+        message: sanitize::clean(message.trim(), true),
+        count: 1,
+        ..Default::default()
+    });
 }
 
 /// Recognises log framing and YAML keys around a bare message, and undoes log escaping.
 fn strip_record(text: &str) -> (SignalSource, String, Option<String>) {
-    let t = text.trim_start_matches(|c: char| c == '-' || c == '>' || c == '*' || c.is_whitespace());
+    let t =
+        text.trim_start_matches(|c: char| c == '-' || c == '>' || c == '*' || c.is_whitespace());
     for key in ["message:", "note:"] {
         if let Some(rest) = t.strip_prefix(key) {
             let v = rest.trim().trim_matches(|c| c == '\'' || c == '"');
@@ -159,10 +197,20 @@ fn strip_record(text: &str) -> (SignalSource, String, Option<String>) {
         }
     }
     if let Some(rest) = t.strip_prefix("reason:") {
-        return (SignalSource::Text, rest.trim().trim_matches('"').to_string(), None);
+        return (
+            SignalSource::Text,
+            rest.trim().trim_matches('"').to_string(),
+            None,
+        );
     }
-    let is_log = t.contains("level=") || t.contains("kubelet[") || t.contains("containerd[") || t.contains("err=\"") || t.contains("error=\"")
-        || Regex::new(r"^[EWIF]\d{4} \d\d:\d\d").map(|r| r.is_match(t)).unwrap_or(false);
+    let is_log = t.contains("level=")
+        || t.contains("kubelet[")
+        || t.contains("containerd[")
+        || t.contains("err=\"")
+        || t.contains("error=\"")
+        || Regex::new(r"^[EWIF]\d{4} \d\d:\d\d")
+            .map(|r| r.is_match(t))
+            .unwrap_or(false);
     if is_log {
         return (SignalSource::Log, unescape(t), None);
     }
@@ -179,7 +227,11 @@ fn unescape(s: &str) -> String {
         if !cur.contains('\\') {
             break;
         }
-        let next = cur.replace("\\\\", "\u{0}").replace("\\\"", "\"").replace("\\n", "\n").replace('\u{0}', "\\");
+        let next = cur
+            .replace("\\\\", "\u{0}")
+            .replace("\\\"", "\"")
+            .replace("\\n", "\n")
+            .replace('\u{0}', "\\");
         if next == cur {
             break;
         }
@@ -198,25 +250,39 @@ fn event_row(line: &str) -> Option<Row> {
     let pre = c.name("pre").map_or("", |m| m.as_str());
     let pre_trim = pre.trim();
     // Only a table row if what precedes the type is indentation, a timestamp or an age column.
-    if !pre_trim.is_empty() && !pre_trim.split_whitespace().all(|w| w.len() < 40 && !w.ends_with(':')) {
+    if !pre_trim.is_empty()
+        && !pre_trim
+            .split_whitespace()
+            .all(|w| w.len() < 40 && !w.ends_with(':'))
+    {
         return None;
     }
-    if !pre_trim.is_empty() && pre_trim.chars().any(|c| c.is_ascii_lowercase()) && !looks_like_age_or_ns(pre_trim) {
+    if !pre_trim.is_empty()
+        && pre_trim.chars().any(|c| c.is_ascii_lowercase())
+        && !looks_like_age_or_ns(pre_trim)
+    {
         return None;
     }
     let reason = c["reason"].to_string();
-    let mut rest = c.name("rest").map_or("", |m| m.as_str()).trim_start().to_string();
+    let mut rest = c
+        .name("rest")
+        .map_or("", |m| m.as_str())
+        .trim_start()
+        .to_string();
     let mut count = 1;
     let mut component = None;
     let mut node = None;
     let mut object = None;
     if let Some(o) = OBJECT.captures(&rest) {
         // `kubectl get events`: OBJECT then MESSAGE.
-        object = Some(format!("{}/{}", o["kind"].to_string(), &o["name"]));
+        object = Some(format!("{}/{}", &o["kind"], &o["name"]));
         rest = rest[o.get(0).map_or(0, |m| m.end())..].to_string();
     } else {
         if let Some(a) = AGE.captures(&rest) {
-            count = a.name("n").and_then(|m| m.as_str().parse().ok()).unwrap_or(1);
+            count = a
+                .name("n")
+                .and_then(|m| m.as_str().parse().ok())
+                .unwrap_or(1);
             rest = rest[a.get(0).map_or(0, |m| m.end())..].to_string();
         }
         if let Some(f) = FROM.captures(&rest) {
@@ -225,30 +291,47 @@ fn event_row(line: &str) -> Option<Row> {
                 component = Some(comp.trim().to_string());
                 node = Some(host.trim().to_string());
             } else {
-                component = Some(from.trim_matches(|c| c == '{' || c == '}').split_whitespace().next().unwrap_or("").to_string());
+                component = Some(
+                    from.trim_matches(|c| c == '{' || c == '}')
+                        .split_whitespace()
+                        .next()
+                        .unwrap_or("")
+                        .to_string(),
+                );
             }
             rest = rest[f.get(0).map_or(0, |m| m.end())..].to_string();
         }
     }
     // kubectl ≥1.35 prefixes container events with their fieldPath.
     let mut field_path = None;
-    if rest.starts_with("spec.") {
-        if let Some((fp, msg)) = rest.split_once("}: ") {
-            if !fp.contains(' ') {
-                field_path = Some(format!("{fp}}}"));
-                rest = msg.to_string();
-            }
-        }
+    if rest.starts_with("spec.")
+        && let Some((fp, msg)) = rest.split_once("}: ")
+        && !fp.contains(' ')
+    {
+        field_path = Some(format!("{fp}}}"));
+        rest = msg.to_string();
     }
     let kind = c["type"].to_string();
-    let source = if reason == "FailedCreate" || object.as_deref().is_some_and(|o| !o.starts_with("pod/")) {
-        SignalSource::OwnerEvent
-    } else {
-        SignalSource::Event
-    };
+    let source =
+        if reason == "FailedCreate" || object.as_deref().is_some_and(|o| !o.starts_with("pod/")) {
+            SignalSource::OwnerEvent
+        } else {
+            SignalSource::Event
+        };
     let indent = line.len() - line.trim_start().len();
     Some(Row {
-        signal: Signal { source: Some(source), reason: Some(reason), kind: Some(kind), message: rest, count, object, field_path, component, node, time: None },
+        signal: Signal {
+            source: Some(source),
+            reason: Some(reason),
+            kind: Some(kind),
+            message: rest,
+            count,
+            object,
+            field_path,
+            component,
+            node,
+            time: None,
+        },
         indent,
     })
 }
@@ -281,10 +364,21 @@ fn continue_row(row: Row, lines: &[&str], start: usize) -> (Signal, usize) {
 }
 
 /// Handles one top-level describe field; returns how many lines it consumed, or None if it is not one.
-fn describe_field(key: &str, value: &str, lines: &[&str], i: usize, pod: &mut PodFacts, ev: &mut Evidence) -> Option<usize> {
+fn describe_field(
+    key: &str,
+    value: &str,
+    lines: &[&str],
+    i: usize,
+    pod: &mut PodFacts,
+    ev: &mut Evidence,
+) -> Option<usize> {
     let block_end = |from: usize| -> usize {
         let mut j = from + 1;
-        while j < lines.len() && (lines[j].starts_with(' ') || lines[j].starts_with('\t') || lines[j].trim().is_empty()) {
+        while j < lines.len()
+            && (lines[j].starts_with(' ')
+                || lines[j].starts_with('\t')
+                || lines[j].trim().is_empty())
+        {
             if lines[j].trim().is_empty() && j + 1 < lines.len() && !lines[j + 1].starts_with(' ') {
                 break;
             }
@@ -324,7 +418,13 @@ fn describe_field(key: &str, value: &str, lines: &[&str], i: usize, pod: &mut Po
                 msg.push_str(l.trim());
             }
             pod.message = Some(sanitize::clean(msg.trim(), true));
-            ev.signals.push(Signal { source: Some(SignalSource::PodStatus), reason: pod.reason.clone(), message: pod.message.clone().unwrap_or_default(), count: 1, ..Default::default() });
+            ev.signals.push(Signal {
+                source: Some(SignalSource::PodStatus),
+                reason: pod.reason.clone(),
+                message: pod.message.clone().unwrap_or_default(),
+                count: 1,
+                ..Default::default()
+            });
             Some(n)
         }
         "Runtime Class Name" => {
@@ -344,7 +444,8 @@ fn describe_field(key: &str, value: &str, lines: &[&str], i: usize, pod: &mut Po
             let n = block_end(i);
             for l in std::iter::once(value).chain(lines[i + 1..i + n].iter().map(|l| l.trim())) {
                 if let Some((k, v)) = l.split_once('=') {
-                    pod.node_selector.insert(sanitize::line(k.trim()), sanitize::line(v.trim()));
+                    pod.node_selector
+                        .insert(sanitize::line(k.trim()), sanitize::line(v.trim()));
                 }
             }
             Some(n)
@@ -386,7 +487,15 @@ fn describe_field(key: &str, value: &str, lines: &[&str], i: usize, pod: &mut Po
         }
         "Events" => Some(1),
         "Replicas" => {
-            ev.target.kind = if pod.owner.as_deref().is_some_and(|o| o.starts_with("Deployment/")) { "ReplicaSet".into() } else { "Deployment".into() };
+            ev.target.kind = if pod
+                .owner
+                .as_deref()
+                .is_some_and(|o| o.starts_with("Deployment/"))
+            {
+                "ReplicaSet".into()
+            } else {
+                "Deployment".into()
+            };
             Some(1)
         }
         "NewReplicaSet" => {
@@ -395,7 +504,13 @@ fn describe_field(key: &str, value: &str, lines: &[&str], i: usize, pod: &mut Po
             }
             Some(1)
         }
-        _ if lines[i].starts_with(key) && !value.contains("  ") && key.len() < 40 && is_describe_key(key) => Some(block_end(i)),
+        _ if lines[i].starts_with(key)
+            && !value.contains("  ")
+            && key.len() < 40
+            && is_describe_key(key) =>
+        {
+            Some(block_end(i))
+        }
         _ => None,
     }
 }
@@ -403,9 +518,26 @@ fn describe_field(key: &str, value: &str, lines: &[&str], i: usize, pod: &mut Po
 fn is_describe_key(key: &str) -> bool {
     matches!(
         key,
-        "Priority" | "Priority Class Name" | "Service Account" | "Start Time" | "Labels" | "Annotations" | "IP" | "IPs" | "QoS Class"
-            | "Volumes" | "Readiness Gates" | "Topology Spread Constraints" | "Selector" | "Replicas" | "Pods Status" | "Pod Template"
-            | "Nominated Node Name" | "Completions" | "Parallelism" | "CreationTimestamp"
+        "Priority"
+            | "Priority Class Name"
+            | "Service Account"
+            | "Start Time"
+            | "Labels"
+            | "Annotations"
+            | "IP"
+            | "IPs"
+            | "QoS Class"
+            | "Volumes"
+            | "Readiness Gates"
+            | "Topology Spread Constraints"
+            | "Selector"
+            | "Replicas"
+            | "Pods Status"
+            | "Pod Template"
+            | "Nominated Node Name"
+            | "Completions"
+            | "Parallelism"
+            | "CreationTimestamp"
     )
 }
 
@@ -417,9 +549,13 @@ fn parse_toleration(l: &str) -> Option<Toleration> {
     }
     let mut parts = l.split_whitespace();
     let head = parts.next()?;
-    let op = parts.find_map(|p| p.strip_prefix("op=")).map(str::to_string);
+    let op = parts
+        .find_map(|p| p.strip_prefix("op="))
+        .map(str::to_string);
     let (kv, effect) = match head.rsplit_once(':') {
-        Some((kv, e)) if matches!(e, "NoSchedule" | "NoExecute" | "PreferNoSchedule") => (kv, Some(e.to_string())),
+        Some((kv, e)) if matches!(e, "NoSchedule" | "NoExecute" | "PreferNoSchedule") => {
+            (kv, Some(e.to_string()))
+        }
         _ => (head, None),
     };
     let (key, value) = match kv.split_once('=') {
@@ -428,7 +564,13 @@ fn parse_toleration(l: &str) -> Option<Toleration> {
     };
     Some(Toleration {
         key: (!key.is_empty()).then(|| key.to_string()),
-        operator: op.or_else(|| Some(if value.is_some() { "Equal".into() } else { "Exists".into() })),
+        operator: op.or_else(|| {
+            Some(if value.is_some() {
+                "Equal".into()
+            } else {
+                "Exists".into()
+            })
+        }),
         value,
         effect,
     })
@@ -441,7 +583,11 @@ fn read_containers(block: &[&str], pod: &mut PodFacts, ev: &mut Evidence) {
     let mut state: Option<String> = None;
     let mut reason: Option<String> = None;
     let mut j = 0;
-    let push = |pod_name: &Option<String>, state: &Option<String>, reason: &Option<String>, msg: String, ev: &mut Evidence| {
+    let push = |pod_name: &Option<String>,
+                state: &Option<String>,
+                reason: &Option<String>,
+                msg: String,
+                ev: &mut Evidence| {
         if reason.is_none() && msg.is_empty() {
             return;
         }
@@ -489,7 +635,9 @@ fn read_containers(block: &[&str], pod: &mut PodFacts, ev: &mut Evidence) {
                 "Reason" if state.is_some() => {
                     reason = Some(sanitize::line(v));
                     // A reason without a message (ContainerCreating) still counts.
-                    let next_is_msg = block.get(j + 1).is_some_and(|n| n.trim_start().starts_with("Message:"));
+                    let next_is_msg = block
+                        .get(j + 1)
+                        .is_some_and(|n| n.trim_start().starts_with("Message:"));
                     if !next_is_msg {
                         push(&current, &state, &reason, String::new(), ev);
                     }
@@ -501,7 +649,13 @@ fn read_containers(block: &[&str], pod: &mut PodFacts, ev: &mut Evidence) {
                         let n = block[j + 1];
                         let ni = n.len() - n.trim_start().len();
                         let nt = n.trim();
-                        if nt.is_empty() || (ni <= base && nt.contains(':') && nt.split(':').next().is_some_and(|k| !k.contains(' ') || k == "Exit Code" || k == "Last State")) {
+                        if nt.is_empty()
+                            || (ni <= base
+                                && nt.contains(':')
+                                && nt.split(':').next().is_some_and(|k| {
+                                    !k.contains(' ') || k == "Exit Code" || k == "Last State"
+                                }))
+                        {
                             break;
                         }
                         msg.push('\n');
@@ -512,7 +666,9 @@ fn read_containers(block: &[&str], pod: &mut PodFacts, ev: &mut Evidence) {
                 }
                 _ if in_res && indent >= 6 => {
                     if !v.is_empty() {
-                        pod.requests.entry(sanitize::line(k)).or_insert_with(|| sanitize::line(v));
+                        pod.requests
+                            .entry(sanitize::line(k))
+                            .or_insert_with(|| sanitize::line(v));
                     }
                 }
                 _ => in_res = false,
@@ -533,17 +689,27 @@ mod tests {
         assert_eq!(ev.target.name.as_deref(), Some("p"));
         assert_eq!(ev.signals.len(), 2, "{:#?}", ev.signals);
         assert_eq!(ev.signals[0].count, 1135);
-        assert_eq!(ev.signals[0].component.as_deref(), Some("default-scheduler"));
-        assert_eq!(ev.signals[1].field_path.as_deref(), Some("spec.containers{cuda}"));
+        assert_eq!(
+            ev.signals[0].component.as_deref(),
+            Some("default-scheduler")
+        );
+        assert_eq!(
+            ev.signals[1].field_path.as_deref(),
+            Some("spec.containers{cuda}")
+        );
         assert!(ev.signals[1].message.contains("driver not loaded"));
     }
 
     #[test]
     fn events_without_header_and_get_events_table() {
-        let ev = read("Warning  FailedScheduling  10h  default-scheduler  0/6 nodes are available: 6 Insufficient nvidia.com/gpu.");
+        let ev = read(
+            "Warning  FailedScheduling  10h  default-scheduler  0/6 nodes are available: 6 Insufficient nvidia.com/gpu.",
+        );
         assert_eq!(ev.signals[0].reason.as_deref(), Some("FailedScheduling"));
         assert!(ev.signals[0].message.starts_with("0/6"));
-        let ev = read("LAST SEEN   TYPE      REASON             OBJECT            MESSAGE\n2m          Warning   FailedCreate       replicaset/gpu-5d   Error creating: pods \"gpu-5d-\" is forbidden: pod rejected: RuntimeClass \"nvidia\" not found\n");
+        let ev = read(
+            "LAST SEEN   TYPE      REASON             OBJECT            MESSAGE\n2m          Warning   FailedCreate       replicaset/gpu-5d   Error creating: pods \"gpu-5d-\" is forbidden: pod rejected: RuntimeClass \"nvidia\" not found\n",
+        );
         assert_eq!(ev.signals.len(), 1);
         assert_eq!(ev.signals[0].source, Some(SignalSource::OwnerEvent));
         assert_eq!(ev.signals[0].object.as_deref(), Some("replicaset/gpu-5d"));
@@ -551,10 +717,21 @@ mod tests {
 
     #[test]
     fn log_lines_are_unescaped() {
-        let ev = read(r#"kubelet[1311]: E0505 18:42:19.812688    1311 pod_workers.go:949] "Error syncing pod, skipping" err="failed to \"CreatePodSandbox\" for \"x\" with CreatePodSandboxError: \"Failed to create sandbox for pod \\\"x\\\": rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for \\\"nvidia\\\" is configured\"" pod="gpu-operator/nvidia-device-plugin-daemonset-h9kxw""#);
+        let ev = read(
+            r#"kubelet[1311]: E0505 18:42:19.812688    1311 pod_workers.go:949] "Error syncing pod, skipping" err="failed to \"CreatePodSandbox\" for \"x\" with CreatePodSandboxError: \"Failed to create sandbox for pod \\\"x\\\": rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for \\\"nvidia\\\" is configured\"" pod="gpu-operator/nvidia-device-plugin-daemonset-h9kxw""#,
+        );
         assert_eq!(ev.signals[0].source, Some(SignalSource::Log));
-        assert!(ev.signals[0].message.contains(r#"no runtime for "nvidia" is configured"#), "{}", ev.signals[0].message);
-        assert_eq!(ev.target.name.as_deref(), Some("nvidia-device-plugin-daemonset-h9kxw"));
+        assert!(
+            ev.signals[0]
+                .message
+                .contains(r#"no runtime for "nvidia" is configured"#),
+            "{}",
+            ev.signals[0].message
+        );
+        assert_eq!(
+            ev.target.name.as_deref(),
+            Some("nvidia-device-plugin-daemonset-h9kxw")
+        );
     }
 
     #[test]
@@ -562,7 +739,10 @@ mod tests {
         let text = "Name: p\nNamespace: ml\nStatus: Pending\nContainers:\n  cuda:\n    Limits:\n      nvidia.com/gpu:  1\n    Requests:\n      nvidia.com/gpu:  1\nTolerations:     node.kubernetes.io/not-ready:NoExecute op=Exists for 300s\n                 nvidia.com/gpu:NoSchedule op=Exists\nEvents:  <none>\n";
         let ev = read(text);
         let p = ev.pod.unwrap();
-        assert_eq!(p.requests.get("nvidia.com/gpu").map(String::as_str), Some("1"));
+        assert_eq!(
+            p.requests.get("nvidia.com/gpu").map(String::as_str),
+            Some("1")
+        );
         assert_eq!(p.tolerations.len(), 2);
         assert_eq!(p.tolerations[1].key.as_deref(), Some("nvidia.com/gpu"));
         assert_eq!(p.containers, vec!["cuda"]);

@@ -13,7 +13,13 @@ struct Items<'a> {
 pub(super) fn render(diagnoses: &[Diagnosis], out: &mut dyn Write) -> io::Result<()> {
     match diagnoses {
         [one] => serde_json::to_writer_pretty(&mut *out, one)?,
-        many => serde_json::to_writer_pretty(&mut *out, &Items { schema: SCHEMA, items: many })?,
+        many => serde_json::to_writer_pretty(
+            &mut *out,
+            &Items {
+                schema: SCHEMA,
+                items: many,
+            },
+        )?,
     }
     writeln!(out)
 }

@@ -18,7 +18,12 @@ pub(super) fn render(diagnoses: &[Diagnosis], out: &mut dyn Write) -> io::Result
 }
 
 fn cell(s: &str) -> String {
-    safe(s).replace('\\', "\\\\").replace('|', "\\|").replace('`', "\\`").replace('<', "&lt;").replace('>', "&gt;")
+    safe(s)
+        .replace('\\', "\\\\")
+        .replace('|', "\\|")
+        .replace('`', "\\`")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 fn fence(body: &str, lang: &str, out: &mut dyn Write) -> io::Result<()> {
@@ -44,7 +49,14 @@ fn one(d: &Diagnosis, out: &mut dyn Write) -> io::Result<()> {
             (Some(id), Some(n)) => format!("{id} `{n}`"),
             _ => "none".into(),
         };
-        writeln!(out, "| {} | {mark}{}{mark}: {} | {} |", c.gate.as_str(), c.category.as_str(), cell(&c.summary), rule)?;
+        writeln!(
+            out,
+            "| {} | {mark}{}{mark}: {} | {} |",
+            c.gate.as_str(),
+            c.category.as_str(),
+            cell(&c.summary),
+            rule
+        )?;
     }
     if let Some(c) = d.causes.first() {
         if !c.evidence.is_empty() {
@@ -53,8 +65,18 @@ fn one(d: &Diagnosis, out: &mut dyn Write) -> io::Result<()> {
                 .evidence
                 .iter()
                 .map(|e| {
-                    let src = serde_json::to_value(e.source).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
-                    format!("[{src}{}] {}", e.reason.as_deref().map(|r| format!(" {r}")).unwrap_or_default(), e.text)
+                    let src = serde_json::to_value(e.source)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_string))
+                        .unwrap_or_default();
+                    format!(
+                        "[{src}{}] {}",
+                        e.reason
+                            .as_deref()
+                            .map(|r| format!(" {r}"))
+                            .unwrap_or_default(),
+                        e.text
+                    )
                 })
                 .collect();
             fence(&body.join("\n"), "text", out)?;

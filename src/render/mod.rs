@@ -21,7 +21,12 @@ pub enum Format {
 }
 
 /// Renders one diagnosis as an object, or several as `{"schema": …, "items": […]}`.
-pub fn render(diagnoses: &[Diagnosis], format: Format, styles: &Styles, out: &mut dyn Write) -> io::Result<()> {
+pub fn render(
+    diagnoses: &[Diagnosis],
+    format: Format,
+    styles: &Styles,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     match format {
         Format::Json => json::render(diagnoses, out),
         Format::Markdown => markdown::render(diagnoses, out),

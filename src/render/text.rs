@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 use owo_colors::OwoColorize;
 
-use super::{safe, target_label, Styles};
+use super::{Styles, safe, target_label};
 use crate::diagnose::{Cause, Diagnosis};
 use crate::rules::{Category, Where};
 
@@ -23,7 +23,12 @@ fn one(d: &Diagnosis, s: &Styles, out: &mut dyn Write) -> io::Result<()> {
     let label = target_label(d);
     match d.primary {
         Category::None => {
-            writeln!(out, "{}: {}", label.style(s.heading), "nothing blocks it".style(s.ok))?;
+            writeln!(
+                out,
+                "{}: {}",
+                label.style(s.heading),
+                "nothing blocks it".style(s.ok)
+            )?;
         }
         primary => {
             writeln!(
@@ -42,13 +47,24 @@ fn one(d: &Diagnosis, s: &Styles, out: &mut dyn Write) -> io::Result<()> {
     if d.causes.len() > 1 {
         writeln!(out, "\n{}", "Also seen".style(s.heading))?;
         for c in &d.causes[1..] {
-            writeln!(out, "  {}  {}  {}", c.category.as_str().style(s.category), safe(&c.summary), rule_tag(c).style(s.rule))?;
+            writeln!(
+                out,
+                "  {}  {}  {}",
+                c.category.as_str().style(s.category),
+                safe(&c.summary),
+                rule_tag(c).style(s.rule)
+            )?;
         }
     }
     if !d.gaps.is_empty() {
         writeln!(out, "\n{}", "Could not check".style(s.heading))?;
         for g in &d.gaps {
-            writeln!(out, "  {}: {}", safe(&g.check).style(s.warn), safe(&g.reason))?;
+            writeln!(
+                out,
+                "  {}: {}",
+                safe(&g.check).style(s.warn),
+                safe(&g.reason)
+            )?;
         }
     }
     Ok(())
@@ -66,11 +82,29 @@ fn cause_block(c: &Cause, s: &Styles, out: &mut dyn Write) -> io::Result<()> {
     if !c.evidence.is_empty() {
         writeln!(out, "\n{}", "Evidence".style(s.heading))?;
         for e in &c.evidence {
-            let source = serde_json::to_value(e.source).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
-            let reason = e.reason.as_deref().map(|r| format!(" {}", safe(r))).unwrap_or_default();
-            let count = if e.count > 1 { format!(" (x{})", e.count) } else { String::new() };
+            let source = serde_json::to_value(e.source)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default();
+            let reason = e
+                .reason
+                .as_deref()
+                .map(|r| format!(" {}", safe(r)))
+                .unwrap_or_default();
+            let count = if e.count > 1 {
+                format!(" (x{})", e.count)
+            } else {
+                String::new()
+            };
             let mut lines = e.text.lines();
-            writeln!(out, "  {}{}{}: {}", source.style(s.dim), reason, count, safe(lines.next().unwrap_or("")))?;
+            writeln!(
+                out,
+                "  {}{}{}: {}",
+                source.style(s.dim),
+                reason,
+                count,
+                safe(lines.next().unwrap_or(""))
+            )?;
             for l in lines {
                 writeln!(out, "      {}", safe(l))?;
             }
@@ -83,7 +117,12 @@ fn cause_block(c: &Cause, s: &Styles, out: &mut dyn Write) -> io::Result<()> {
                 Where::Node => "on the node: ",
                 Where::Cluster => "",
             };
-            writeln!(out, "  {}{}", place.style(s.warn), safe(&n.command).style(s.command))?;
+            writeln!(
+                out,
+                "  {}{}",
+                place.style(s.warn),
+                safe(&n.command).style(s.command)
+            )?;
             writeln!(out, "      {}", safe(&n.why).style(s.dim))?;
         }
     }

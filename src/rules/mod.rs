@@ -164,7 +164,12 @@ static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
         .expect("every rule pattern compiles (tested)");
     let each = patterns
         .iter()
-        .map(|p| RegexBuilder::new(p).case_insensitive(true).build().expect("rule pattern compiles"))
+        .map(|p| {
+            RegexBuilder::new(p)
+                .case_insensitive(true)
+                .build()
+                .expect("rule pattern compiles")
+        })
         .collect();
     Compiled { set, each }
 });
@@ -184,20 +189,33 @@ pub fn first_match(text: &str) -> Option<Match> {
     let captures = c.each[idx]
         .capture_names()
         .flatten()
-        .filter_map(|n| caps.name(n).map(|m| (n.to_string(), m.as_str().trim().to_string())))
+        .filter_map(|n| {
+            caps.name(n)
+                .map(|m| (n.to_string(), m.as_str().trim().to_string()))
+        })
         .filter(|(_, v)| !v.is_empty())
         .collect();
-    Some(Match { rule: &RULES[idx], captures })
+    Some(Match {
+        rule: &RULES[idx],
+        captures,
+    })
 }
 
 /// Every rule whose pattern matches `text` (for tests and `explain`).
 pub fn all_matches(text: &str) -> Vec<&'static Rule> {
-    COMPILED.set.matches(text).into_iter().map(|i| &RULES[i]).collect()
+    COMPILED
+        .set
+        .matches(text)
+        .into_iter()
+        .map(|i| &RULES[i])
+        .collect()
 }
 
 /// Looks a rule up by id (case-insensitive) or by name.
 pub fn by_id(id: &str) -> Option<&'static Rule> {
-    RULES.iter().find(|r| r.id.eq_ignore_ascii_case(id) || r.name == id)
+    RULES
+        .iter()
+        .find(|r| r.id.eq_ignore_ascii_case(id) || r.name == id)
 }
 
 /// The `{placeholder}` names used in a template.
@@ -232,7 +250,13 @@ mod tests {
         sorted.dedup();
         assert_eq!(ids, sorted, "rule ids must be unique and sorted");
         for r in RULES {
-            assert!(r.id.len() == 5 && r.id.starts_with("GW") && r.id[2..].bytes().all(|b| b.is_ascii_digit()), "{}", r.id);
+            assert!(
+                r.id.len() == 5
+                    && r.id.starts_with("GW")
+                    && r.id[2..].bytes().all(|b| b.is_ascii_digit()),
+                "{}",
+                r.id
+            );
             let range = &r.id[2..3];
             let expected = match r.gate {
                 Gate::Scheduling => "1",
@@ -241,7 +265,12 @@ mod tests {
                 Gate::Runtime => "4",
                 _ => "?",
             };
-            assert!(range == expected || (range == "5" && r.category == Category::Other), "{} is in the wrong id range for {:?}", r.id, r.gate);
+            assert!(
+                range == expected || (range == "5" && r.category == Category::Other),
+                "{} is in the wrong id range for {:?}",
+                r.id,
+                r.gate
+            );
         }
     }
 
@@ -253,15 +282,28 @@ mod tests {
         names.dedup();
         assert_eq!(before, names.len(), "rule names must be unique");
         for r in RULES {
-            assert!(r.name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'), "{}", r.name);
-            assert!(!r.name.starts_with("fix-") && !r.name.starts_with("add-"), "{} names a fix, not a cause", r.name);
+            assert!(
+                r.name
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
+                "{}",
+                r.name
+            );
+            assert!(
+                !r.name.starts_with("fix-") && !r.name.starts_with("add-"),
+                "{} names a fix, not a cause",
+                r.name
+            );
         }
     }
 
     #[test]
     fn every_pattern_compiles_alone() {
         for r in RULES {
-            RegexBuilder::new(r.pattern).case_insensitive(true).build().unwrap_or_else(|e| panic!("{}: {e}", r.id));
+            RegexBuilder::new(r.pattern)
+                .case_insensitive(true)
+                .build()
+                .unwrap_or_else(|e| panic!("{}: {e}", r.id));
         }
         let _ = &*COMPILED;
     }
@@ -277,7 +319,11 @@ mod tests {
             templates.extend(r.fix);
             for t in templates {
                 for p in placeholders(t) {
-                    assert!(caps.contains(&p) || CONTEXT_FIELDS.contains(&p), "{}: placeholder {{{p}}} has no capture", r.id);
+                    assert!(
+                        caps.contains(&p) || CONTEXT_FIELDS.contains(&p),
+                        "{}: placeholder {{{p}}} has no capture",
+                        r.id
+                    );
                 }
             }
         }
@@ -288,18 +334,35 @@ mod tests {
         for r in RULES {
             let first = r.summary.chars().next().unwrap();
             assert!(!first.is_uppercase(), "{}: summary starts lowercase", r.id);
-            assert!(!r.summary.ends_with('.'), "{}: summary has no trailing period", r.id);
+            assert!(
+                !r.summary.ends_with('.'),
+                "{}: summary has no trailing period",
+                r.id
+            );
             for h in ["## What it means", "## Why it happens", "## How to fix"] {
                 assert!(r.explanation.contains(h), "{}: explanation lacks {h}", r.id);
             }
             assert!(!r.next.is_empty(), "{}: at least one next command", r.id);
             for n in r.next {
                 match n.place {
-                    Where::Cluster => assert!(n.command.starts_with("kubectl "), "{}: cluster commands are kubectl: {}", r.id, n.command),
-                    Where::Node => assert!(!n.command.starts_with("kubectl "), "{}: node commands run on the node", r.id),
+                    Where::Cluster => assert!(
+                        n.command.starts_with("kubectl "),
+                        "{}: cluster commands are kubectl: {}",
+                        r.id,
+                        n.command
+                    ),
+                    Where::Node => assert!(
+                        !n.command.starts_with("kubectl "),
+                        "{}: node commands run on the node",
+                        r.id
+                    ),
                 }
             }
-            assert!(!r.looks_at.is_empty() && !r.example_source.is_empty(), "{}", r.id);
+            assert!(
+                !r.looks_at.is_empty() && !r.example_source.is_empty(),
+                "{}",
+                r.id
+            );
         }
     }
 
@@ -315,7 +378,10 @@ mod tests {
 
     #[test]
     fn placeholder_scanner() {
-        assert_eq!(placeholders("kubectl describe pod {pod} -n {namespace}"), vec!["pod", "namespace"]);
+        assert_eq!(
+            placeholders("kubectl describe pod {pod} -n {namespace}"),
+            vec!["pod", "namespace"]
+        );
         assert_eq!(placeholders("jsonpath='{.spec}'"), Vec::<&str>::new());
     }
 }

@@ -3,5 +3,9 @@
 
 mod common;
 
+mod cli;
+mod offline;
+mod render;
+
 mod cluster;
 mod controlplane;

@@ -1,0 +1,169 @@
+//! The engine on real text: every pasted fixture under tests/fixtures/real/ must give the primary cause its
+//! MANIFEST names; every fixture (real pastes, the real control plane's captures, each input format and each
+//! rule's example) is snapshotted as a structured Diagnosis.
+
+use gpuwhy::diagnose::Diagnosis;
+use gpuwhy::rules::RULES;
+
+use crate::common::{diagnose_file, fixture, insta_settings};
+
+fn one(ds: &[Diagnosis]) -> serde_json::Value {
+    match ds {
+        [d] => serde_json::to_value(d).unwrap(),
+        many => serde_json::json!({"schema": "gpuwhy/v1", "items": many}),
+    }
+}
+
+#[test]
+fn real_pastes_give_the_manifest_primary() {
+    let manifest = std::fs::read_to_string(fixture("real/MANIFEST.tsv")).unwrap();
+    let mut failures = Vec::new();
+    let mut total = 0;
+    for line in manifest.lines().skip(1).filter(|l| !l.trim().is_empty()) {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let (file, want) = (cols[0], cols[1]);
+        total += 1;
+        let ds = diagnose_file(&fixture(&format!("real/{file}")));
+        let got = ds[0].primary.as_str();
+        if got != want {
+            failures.push(format!("{file}: want {want}, got {got}"));
+        }
+    }
+    assert!(total >= 40, "the manifest lists {total} pastes");
+    assert!(
+        failures.is_empty(),
+        "{} of {total} wrong:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn real_pastes_snapshot() {
+    let _g = insta_settings("offline").bind_to_scope();
+    insta::glob!("../fixtures/real", "*.txt", |path| {
+        insta::assert_json_snapshot!("real", one(&diagnose_file(path)));
+    });
+}
+
+#[test]
+fn control_plane_captures_snapshot() {
+    // Captures from the lab are regenerated on each run: names with random suffixes are masked.
+    let mut settings = insta_settings("offline");
+    settings.add_filter(r"(gpu-[a-z-]+)-[0-9a-f]{8,10}(-[a-z0-9]{5})?", "$1-<hash>");
+    let _g = settings.bind_to_scope();
+    insta::glob!(
+        "../fixtures/k8s-v1.37.2",
+        "*.{describe.txt,events.json,events.v1.json,pod.json,stderr.txt,containerd.txt,rs-events.json}",
+        |path| {
+            insta::assert_json_snapshot!("k8s-v1.37.2", one(&diagnose_file(path)));
+        }
+    );
+}
+
+#[test]
+fn control_plane_captures_classify_as_the_lab_intends() {
+    for (file, primary, gate) in [
+        ("gpu-ok.describe.txt", "none", "none"),
+        (
+            "gpu-busy.describe.txt",
+            "insufficient-resource",
+            "scheduling",
+        ),
+        (
+            "gpu-busy.events.v1.json",
+            "insufficient-resource",
+            "scheduling",
+        ),
+        ("gpu-none.pod.json", "insufficient-resource", "scheduling"),
+        ("gpu-taint.describe.txt", "taint", "scheduling"),
+        ("gpu-taint.pod.json", "taint", "scheduling"),
+        (
+            "gpu-mixed.describe.txt",
+            "insufficient-resource",
+            "scheduling",
+        ),
+        ("gpu-handler.describe.txt", "handler-missing", "runtime"),
+        ("gpu-handler.events.json", "handler-missing", "runtime"),
+        ("gpu-handler.containerd.txt", "handler-missing", "runtime"),
+        ("gpu-req-ne-limit.stderr.txt", "invalid-spec", "admission"),
+        ("gpu-req-no-limit.stderr.txt", "invalid-spec", "admission"),
+        ("gpu-fraction.stderr.txt", "invalid-spec", "admission"),
+        (
+            "gpu-rc-missing.stderr.txt",
+            "runtimeclass-not-found",
+            "admission",
+        ),
+        (
+            "gpu-rc-missing.rs.describe.txt",
+            "runtimeclass-not-found",
+            "admission",
+        ),
+        (
+            "gpu-rc-missing.rs-events.json",
+            "runtimeclass-not-found",
+            "admission",
+        ),
+        ("gpu-quota.stderr.txt", "quota", "admission"),
+        ("gpu-quota.rs.describe.txt", "quota", "admission"),
+    ] {
+        let ds = diagnose_file(&fixture(&format!("k8s-v1.37.2/{file}")));
+        assert_eq!(
+            (ds[0].primary.as_str(), ds[0].gate.as_str()),
+            (primary, gate),
+            "{file}"
+        );
+    }
+}
+
+#[test]
+fn input_formats_snapshot() {
+    let _g = insta_settings("offline").bind_to_scope();
+    insta::glob!("../fixtures/formats", "*.{txt,json,jsonl,yaml}", |path| {
+        insta::assert_json_snapshot!("format", one(&diagnose_file(path)));
+    });
+}
+
+#[test]
+fn input_formats_are_detected_without_being_named() {
+    use gpuwhy::offline::{Format, parse};
+    for (file, format, targets) in [
+        ("formats/pod.yaml", Format::Yaml, 1),
+        ("formats/events.yaml", Format::Yaml, 1),
+        ("formats/events-v1-multidoc.yaml", Format::Yaml, 1),
+        ("formats/events.jsonl", Format::Json, 1),
+        ("formats/pod-and-events.list.json", Format::Json, 1),
+        ("formats/get-events-all.txt", Format::Text, 0),
+        ("formats/describe-events-no-header.txt", Format::Text, 1),
+        ("formats/containerd-log.txt", Format::Text, 1),
+        ("k8s-v1.37.2/gpu-taint.describe.txt", Format::Describe, 1),
+    ] {
+        let text = std::fs::read_to_string(fixture(file)).unwrap();
+        let (got, evs) = parse(&text, file).unwrap();
+        assert_eq!(got, format, "{file}");
+        if targets > 0 {
+            assert_eq!(evs.len(), targets, "{file}");
+        } else {
+            assert!(
+                evs.len() > 5,
+                "{file}: a table about many objects gives one target each, got {}",
+                evs.len()
+            );
+        }
+    }
+}
+
+#[test]
+fn every_rule_example_snapshot() {
+    let _g = insta_settings("rules").bind_to_scope();
+    for r in RULES {
+        let (_, evs) = gpuwhy::offline::parse(r.example, r.id).unwrap();
+        let d = gpuwhy::diagnose::diagnose(&evs[0]);
+        assert!(
+            d.causes.iter().any(|c| c.rule == Some(r.id)),
+            "{}: example not explained",
+            r.id
+        );
+        insta::assert_json_snapshot!(format!("example-{}", r.id), d);
+    }
+}
