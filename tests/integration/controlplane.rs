@@ -338,6 +338,16 @@ fn containerd_has_no_runtime_for_the_nvidia_handler() {
     );
     let waiting = &p["status"]["containerStatuses"][0]["state"]["waiting"];
     assert_eq!(waiting["reason"], "ContainerCreating");
+    // A real kubelet v1.37.2, run once against the same containerd, wrote the same event (fixture).
+    let real = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/k8s-v1.37.2/real-kubelet/real-kubelet-handler.events.json");
+    let real: Value =
+        serde_json::from_str(&std::fs::read_to_string(&real).expect("real-kubelet fixture"))
+            .expect("json");
+    let real = &real["items"][0];
+    assert_eq!(real["reason"], e["reason"]);
+    assert_eq!(real["message"], e["message"]);
+    assert_eq!(real["source"]["component"], e["source"]["component"]);
 }
 
 #[test]
