@@ -85,7 +85,23 @@ struct Hit<'e> {
 
 /// Diagnoses one target.
 pub fn diagnose(ev: &Evidence) -> Diagnosis {
-    let mut readings: HashMap<&str, Reading> = HashMap::new();
+    diagnose_with(ev, &mut Readings::default())
+}
+
+/// Diagnoses many targets, reading each distinct message once (a large EventList repeats them).
+pub fn diagnose_all(evs: &[Evidence]) -> Vec<Diagnosis> {
+    let mut readings = Readings::default();
+    evs.iter()
+        .map(|ev| diagnose_with(ev, &mut readings))
+        .collect()
+}
+
+/// What each distinct message said, shared across targets.
+#[derive(Default)]
+pub struct Readings(HashMap<String, Reading>);
+
+fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
+    let readings = &mut readings.0;
     let mut hits: Vec<Hit<'_>> = Vec::new();
     let mut unexplained: Vec<(&Signal, String)> = Vec::new();
     for signal in &ev.signals {
@@ -97,7 +113,10 @@ pub fn diagnose(ev: &Evidence) -> Diagnosis {
         } else {
             &signal.message
         };
-        let reading = readings.entry(text).or_insert_with(|| classify::read(text));
+        if !readings.contains_key(text) {
+            readings.insert(text.to_string(), classify::read(text));
+        }
+        let reading = &readings[text];
         for f in &reading.findings {
             hits.push(Hit {
                 signal,

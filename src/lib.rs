@@ -45,7 +45,7 @@ impl Outcome {
 /// Diagnoses pasted text (already read) and renders it.
 pub fn run_text(config: &Config, input: &str, what: &str, out: &mut dyn Write) -> Result<Outcome> {
     let (_, evidence) = offline::parse(input, what)?;
-    let diagnoses: Vec<Diagnosis> = evidence.iter().map(diagnose::diagnose).collect();
+    let diagnoses = diagnose::diagnose_all(&evidence);
     render::render(&diagnoses, config.format, &config.styles(), out)?;
     Ok(Outcome::of(&diagnoses))
 }

@@ -4,7 +4,10 @@
 /// Returns `s` with every escape sequence and control character removed. Newlines survive when
 /// `keep_newlines` is set (multi-line hook stderr); tabs always become a single space.
 pub fn clean(s: &str, keep_newlines: bool) -> String {
-    if s.chars().all(|c| !needs_work(c)) {
+    // Fast path: printable ASCII needs nothing (the bulk of event text).
+    if s.bytes().all(|b| (0x20..0x7f).contains(&b))
+        || (!s.is_ascii() && s.chars().all(|c| !needs_work(c)))
+    {
         return s.to_string();
     }
     let mut out = String::with_capacity(s.len());

@@ -28,8 +28,7 @@ pub fn decode(bytes: Vec<u8>, what: &str) -> Result<String> {
             limit_mib: MAX_INPUT_BYTES >> 20,
         });
     }
-    let head = &bytes[..bytes.len().min(8192)];
-    if head.contains(&0) {
+    if bytes.contains(&0) {
         return Err(Error::NotText {
             what: what.into(),
             why: "it contains NUL bytes (binary data?)".into(),
@@ -39,12 +38,6 @@ pub fn decode(bytes: Vec<u8>, what: &str) -> Result<String> {
         what: what.into(),
         why: format!("invalid UTF-8 at byte {}", e.utf8_error().valid_up_to()),
     })?;
-    if text.contains('\0') {
-        return Err(Error::NotText {
-            what: what.into(),
-            why: "it contains NUL bytes (binary data?)".into(),
-        });
-    }
     let text = text
         .strip_prefix('\u{feff}')
         .map(str::to_string)
@@ -58,6 +51,11 @@ pub fn decode(bytes: Vec<u8>, what: &str) -> Result<String> {
 /// Detects the format and reads the input into one Evidence per target.
 pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
     let trimmed = input.trim_start();
+    if trimmed.starts_with('{')
+        && let Some(evs) = objects::read_list_json(trimmed, what)
+    {
+        return Ok((Format::Json, evs?));
+    }
     if trimmed.starts_with('{') || trimmed.starts_with('[') {
         return match serde_json::from_str::<serde_json::Value>(trimmed) {
             Ok(v) => Ok((Format::Json, objects::read(vec![v], what)?)),

@@ -3,7 +3,11 @@
 //! Reads leniently: unknown fields are ignored and a null where a list is expected is an empty list. It is
 //! also the converter the live collector uses for the objects it fetched.
 
-use std::collections::BTreeMap;
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap};
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
 
 use serde_json::Value;
 
@@ -17,7 +21,7 @@ use crate::sanitize;
 #[derive(Default)]
 struct Groups {
     order: Vec<(String, String, String)>,
-    by_key: BTreeMap<(String, String, String), Evidence>,
+    by_key: HashMap<(String, String, String), Evidence>,
     nodes: Vec<NodeFacts>,
     recognised: usize,
     other_kinds: Vec<String>,
@@ -46,11 +50,229 @@ impl Groups {
     }
 }
 
+/// A list read with typed, borrowing structs: Events (by far the bulk of a large EventList) are read
+/// without building a `Value` tree; any other item falls back to the lenient `Value` walk.
+#[derive(Deserialize)]
+struct FastList<'a> {
+    #[serde(borrow)]
+    items: Vec<&'a RawValue>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct FastEvent<'a> {
+    #[serde(borrow)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    involved_object: Option<FastRef<'a>>,
+    #[serde(borrow)]
+    regarding: Option<FastRef<'a>>,
+    #[serde(borrow)]
+    reason: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    message: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    note: Option<Cow<'a, str>>,
+    #[serde(borrow, rename = "type")]
+    kind_of: Option<Cow<'a, str>>,
+    count: Option<u64>,
+    deprecated_count: Option<u64>,
+    #[serde(borrow)]
+    series: Option<FastSeries<'a>>,
+    #[serde(borrow)]
+    source: Option<FastSource<'a>>,
+    #[serde(borrow)]
+    deprecated_source: Option<FastSource<'a>>,
+    #[serde(borrow)]
+    reporting_component: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    reporting_controller: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    reporting_instance: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    last_timestamp: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    deprecated_last_timestamp: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    event_time: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    metadata: Option<FastMeta<'a>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct FastRef<'a> {
+    #[serde(borrow)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    namespace: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    field_path: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct FastSeries<'a> {
+    count: Option<u64>,
+    #[serde(borrow)]
+    last_observed_time: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct FastSource<'a> {
+    #[serde(borrow)]
+    component: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    host: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct FastMeta<'a> {
+    #[serde(borrow)]
+    namespace: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    creation_timestamp: Option<Cow<'a, str>>,
+}
+
+fn line(c: &Option<Cow<'_, str>>) -> Option<String> {
+    c.as_deref().map(sanitize::line).filter(|s| !s.is_empty())
+}
+
+impl FastEvent<'_> {
+    fn is_event(&self) -> bool {
+        match self.kind.as_deref() {
+            Some("Event") => true,
+            None | Some("") => self.involved_object.is_some() || self.regarding.is_some(),
+            _ => false,
+        }
+    }
+
+    fn into_signal(self) -> (Option<(String, String, String)>, Signal) {
+        let regarding = self.involved_object.as_ref().or(self.regarding.as_ref());
+        let kind = regarding.and_then(|r| line(&r.kind)).unwrap_or_default();
+        let name = regarding.and_then(|r| line(&r.name)).unwrap_or_default();
+        let namespace = regarding
+            .and_then(|r| line(&r.namespace))
+            .or_else(|| self.metadata.as_ref().and_then(|m| line(&m.namespace)))
+            .unwrap_or_default();
+        let count = self
+            .series
+            .as_ref()
+            .and_then(|s| s.count)
+            .or(self.count)
+            .or(self.deprecated_count)
+            .unwrap_or(1)
+            .clamp(1, u64::from(u32::MAX)) as u32;
+        let time = self
+            .series
+            .as_ref()
+            .and_then(|s| line(&s.last_observed_time))
+            .or_else(|| line(&self.last_timestamp))
+            .or_else(|| line(&self.deprecated_last_timestamp))
+            .or_else(|| line(&self.event_time))
+            .or_else(|| {
+                self.metadata
+                    .as_ref()
+                    .and_then(|m| line(&m.creation_timestamp))
+            });
+        let component = self
+            .source
+            .as_ref()
+            .and_then(|s| line(&s.component))
+            .or_else(|| line(&self.reporting_component))
+            .or_else(|| line(&self.reporting_controller))
+            .or_else(|| {
+                self.deprecated_source
+                    .as_ref()
+                    .and_then(|s| line(&s.component))
+            });
+        let node = self
+            .source
+            .as_ref()
+            .and_then(|s| line(&s.host))
+            .or_else(|| self.deprecated_source.as_ref().and_then(|s| line(&s.host)))
+            .or_else(|| {
+                (component.as_deref() == Some("kubelet"))
+                    .then(|| line(&self.reporting_instance))
+                    .flatten()
+            });
+        let source = if kind.is_empty() || kind == "Pod" {
+            SignalSource::Event
+        } else {
+            SignalSource::OwnerEvent
+        };
+        let message = self
+            .message
+            .as_deref()
+            .or(self.note.as_deref())
+            .map(|m| sanitize::clean(m, true))
+            .filter(|m| !m.trim().is_empty())
+            .unwrap_or_default();
+        let signal = Signal {
+            source: Some(source),
+            reason: line(&self.reason),
+            kind: line(&self.kind_of),
+            message,
+            count,
+            object: (!name.is_empty())
+                .then(|| format!("{}/{}", if kind.is_empty() { "Pod" } else { &kind }, name)),
+            field_path: regarding.and_then(|r| line(&r.field_path)),
+            component,
+            node,
+            time,
+        };
+        let key = (!name.is_empty()).then(|| {
+            (
+                if kind.is_empty() {
+                    "Pod".to_string()
+                } else {
+                    kind
+                },
+                namespace,
+                name,
+            )
+        });
+        (key, signal)
+    }
+}
+
+/// Reads a JSON document that is a list, fast. `None` when it is not a list (the caller walks `Value`s).
+pub(super) fn read_list_json(text: &str, what: &str) -> Option<Result<Vec<Evidence>>> {
+    let list: FastList<'_> = serde_json::from_str(text).ok()?;
+    let mut g = Groups::default();
+    g.recognised += 1;
+    for raw in list.items {
+        match serde_json::from_str::<FastEvent<'_>>(raw.get()) {
+            Ok(e) if e.is_event() => {
+                g.recognised += 1;
+                let (key, signal) = e.into_signal();
+                let (kind, ns, name) =
+                    key.unwrap_or_else(|| ("Pod".into(), String::new(), String::new()));
+                g.entry(&kind, &ns, &name).signals.push(signal);
+            }
+            _ => {
+                if let Ok(v) = serde_json::from_str::<Value>(raw.get()) {
+                    walk(v, &mut g);
+                }
+            }
+        }
+    }
+    Some(finish(g, what))
+}
+
 pub(super) fn read(docs: Vec<Value>, what: &str) -> Result<Vec<Evidence>> {
     let mut g = Groups::default();
     for doc in docs {
         walk(doc, &mut g);
     }
+    finish(g, what)
+}
+
+fn finish(mut g: Groups, what: &str) -> Result<Vec<Evidence>> {
     if g.recognised == 0 {
         let kinds = if g.other_kinds.is_empty() {
             "no kind".to_string()
