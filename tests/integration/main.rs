@@ -9,3 +9,4 @@ mod render;
 
 mod cluster;
 mod controlplane;
+mod krew;
