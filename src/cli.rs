@@ -27,9 +27,34 @@ the evidence, and the next command to run.\n\nExit codes: 0 nothing blocks, 1 a 
     disable_help_subcommand = true
 )]
 pub struct Args {
+    /// The Pod to diagnose: NAME, or TYPE/NAME for the Pods of a workload (deploy/, rs/, job/, sts/).
+    #[arg(value_name = "POD | TYPE/NAME")]
+    pub target: Option<String>,
+
+    /// Namespace (defaults to the context's namespace).
+    #[arg(short = 'n', long, value_name = "NS")]
+    pub namespace: Option<String>,
+
+    /// Path to the kubeconfig file (defaults to KUBECONFIG, then ~/.kube/config, then in-cluster).
+    #[arg(long, value_name = "PATH")]
+    pub kubeconfig: Option<String>,
+
+    /// The kubeconfig context to use.
+    #[arg(long, value_name = "NAME")]
+    pub context: Option<String>,
+
+    /// How long to wait for the cluster before giving up (exit 3): 30s, 1m, 500ms, or seconds; 0 waits forever.
+    #[arg(long, value_name = "DURATION", default_value = "30s")]
+    pub request_timeout: String,
+
     /// Read pasted text instead of the cluster: describe output, an events table, Pod/Event JSON or YAML,
     /// bare messages or log lines. `-` reads standard input.
-    #[arg(long = "from-file", short = 'f', value_name = "PATH")]
+    #[arg(
+        long = "from-file",
+        short = 'f',
+        value_name = "PATH",
+        conflicts_with = "target"
+    )]
     pub from_file: Option<String>,
 
     /// Output format.

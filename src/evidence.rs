@@ -142,6 +142,11 @@ pub struct PodFacts {
     pub ready: Option<String>,
     /// A container is in `state.running`.
     pub any_running: bool,
+    pub uid: Option<String>,
+    /// The controller owner's uid, for its events.
+    pub owner_uid: Option<String>,
+    /// Required node affinity: OR of terms, each an AND of (key, operator, values).
+    pub required_affinity: Vec<Vec<(String, String, Vec<String>)>>,
 }
 
 /// What a node's spec and status say.
@@ -152,6 +157,57 @@ pub struct NodeFacts {
     pub taints: Vec<Taint>,
     pub allocatable: BTreeMap<String, String>,
     pub unschedulable: bool,
+}
+
+/// The Pod's RuntimeClass as read from the cluster.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+pub struct RuntimeClassFacts {
+    pub name: String,
+    /// `None` when the RuntimeClass does not exist.
+    pub handler: Option<String>,
+    pub node_selector: BTreeMap<String, String>,
+    pub tolerations: Vec<Toleration>,
+}
+
+/// A device-plugin Pod (NVIDIA, AMD, Intel) and its state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+pub struct PluginPod {
+    pub namespace: String,
+    pub name: String,
+    pub node: Option<String>,
+    pub phase: Option<String>,
+    pub ready: bool,
+    /// A container's waiting or last-terminated reason (CrashLoopBackOff, …).
+    pub problem: Option<String>,
+}
+
+/// A running or pending Pod that holds some of the resource on a node.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+pub struct Holder {
+    pub namespace: String,
+    pub name: String,
+    pub node: String,
+    pub count: u64,
+}
+
+/// The GPU Operator's ClusterPolicy status.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+pub struct ClusterPolicyFacts {
+    pub name: String,
+    pub state: Option<String>,
+    /// The message of the `Error=True` or `Ready=False` condition.
+    pub message: Option<String>,
+}
+
+/// Facts read from the cluster beside the Pod; `None` means not read (offline, or a gap says why).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+pub struct ClusterFacts {
+    pub runtime_class: Option<RuntimeClassFacts>,
+    pub device_plugins: Option<Vec<PluginPod>>,
+    pub holders: Option<Vec<Holder>>,
+    pub cluster_policy: Option<ClusterPolicyFacts>,
+    /// Both event APIs answered and returned nothing for the Pod.
+    pub events_empty: bool,
 }
 
 /// A check that could not be made, and why.
@@ -169,6 +225,7 @@ pub struct Evidence {
     pub signals: Vec<Signal>,
     /// `None` when nodes were not read at all.
     pub nodes: Option<Vec<NodeFacts>>,
+    pub cluster: ClusterFacts,
     pub gaps: Vec<Gap>,
 }
 

@@ -5,6 +5,7 @@
 pub mod catalog;
 pub mod classify;
 pub mod cli;
+pub mod collect;
 pub mod completion;
 pub mod config;
 pub mod diagnose;
@@ -50,9 +51,35 @@ pub fn run_text(config: &Config, input: &str, what: &str, out: &mut dyn Write) -
     Ok(Outcome::of(&diagnoses))
 }
 
+/// Runs live mode: connect, collect (bounded by the request timeout), diagnose, render.
+pub async fn run_live(config: &Config, out: &mut dyn Write) -> Result<Outcome> {
+    let Mode::Live { target, kube } = &config.mode else {
+        return run_local(config, out);
+    };
+    let work = async {
+        let (client, namespace) = collect::client::connect(kube).await?;
+        collect::collect(&client, &namespace, target).await
+    };
+    let evidence = match kube.request_timeout {
+        // Each request is bounded by the client; the whole run by twice that, for multi-page lists.
+        Some(t) => tokio::time::timeout(t * 2, work)
+            .await
+            .map_err(|_| Error::Unreachable {
+                verb: "get",
+                resource: "the cluster".into(),
+                message: format!("timed out after {:?} (twice --request-timeout)", t * 2),
+            })??,
+        None => work.await?,
+    };
+    let diagnoses = diagnose::diagnose_all(&evidence);
+    render::render(&diagnoses, config.format, &config.styles(), out)?;
+    Ok(Outcome::of(&diagnoses))
+}
+
 /// Runs the modes that need no cluster.
 pub fn run_local(config: &Config, out: &mut dyn Write) -> Result<Outcome> {
     match &config.mode {
+        Mode::Live { .. } => Err(Error::Usage("live mode runs through run_live".into())),
         Mode::Offline { path } => {
             let (what, bytes) = offline::read_source(path)?;
             let text = offline::decode(bytes, &what)?;

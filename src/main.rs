@@ -25,7 +25,16 @@ fn main() -> ExitCode {
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let result = gpuwhy::run_local(&config, &mut out);
+    let result = match config.mode {
+        gpuwhy::config::Mode::Live { .. } => match tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        {
+            Ok(rt) => rt.block_on(gpuwhy::run_live(&config, &mut out)),
+            Err(e) => Err(Error::Output(e)),
+        },
+        _ => gpuwhy::run_local(&config, &mut out),
+    };
     let flushed = out.flush();
     match (result, flushed) {
         (Ok(outcome), Ok(())) => ExitCode::from(if outcome == Outcome::Blocked { 1 } else { 0 }),

@@ -2,7 +2,7 @@
 //! bytes (size cap, binary and UTF-8 checks) and detecting the format without being told; `objects` reads
 //! JSON/YAML API objects, `text` reads describe output, event tables, bare messages and log lines.
 
-mod objects;
+pub mod objects;
 mod text;
 
 use crate::error::{Error, Result};

@@ -508,12 +508,37 @@ pub fn pod_facts(pod: &Value) -> (PodFacts, Vec<Signal>) {
             }
         }
     }
+    facts.uid = str_of(meta.and_then(|m| m.get("uid")));
+    let terms = path(
+        pod,
+        &[
+            "spec",
+            "affinity",
+            "nodeAffinity",
+            "requiredDuringSchedulingIgnoredDuringExecution",
+            "nodeSelectorTerms",
+        ],
+    );
+    for term in arr(terms) {
+        let mut exprs = Vec::new();
+        for e in arr(term.get("matchExpressions")) {
+            let values = arr(e.get("values"))
+                .iter()
+                .filter_map(|v| v.as_str().map(sanitize::line))
+                .collect();
+            if let (Some(k), Some(op)) = (str_of(e.get("key")), str_of(e.get("operator"))) {
+                exprs.push((k, op, values));
+            }
+        }
+        facts.required_affinity.push(exprs);
+    }
     if let Some(owner) = arr(meta.and_then(|m| m.get("ownerReferences")))
         .iter()
         .find(|o| o.get("controller").and_then(Value::as_bool).unwrap_or(true))
         && let (Some(k), Some(n)) = (str_of(owner.get("kind")), str_of(owner.get("name")))
     {
         facts.owner = Some(format!("{k}/{n}"));
+        facts.owner_uid = str_of(owner.get("uid"));
     }
     let mut signals = Vec::new();
     let object = facts.name.as_ref().map(|n| format!("Pod/{n}"));

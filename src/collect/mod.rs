@@ -1,0 +1,1155 @@
+//! Reads the cluster: the Pod first, then one concurrent wave (events from both event APIs, the owner's
+//! events, the nodes, the RuntimeClass, device-plugin Pods, the Pods holding the resource, the GPU Operator's
+//! ClusterPolicy), and turns it all into `Evidence`. Only reads: every request is a GET (get or list).
+//! A forbidden, missing or failing optional read becomes a gap; only the Pod itself is required.
+
+pub mod client;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use futures::future::join_all;
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::evidence::{
+    ClusterPolicyFacts, Evidence, Gap, Holder, NodeFacts, PluginPod, RuntimeClassFacts, Signal,
+    SignalSource, Taint, Target, TargetSource, Toleration, is_extended_resource, is_gpu_resource,
+};
+use crate::offline::objects::{event_signal, pod_facts};
+use crate::sanitize;
+
+/// What to diagnose.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TargetSpec {
+    Pod(String),
+    /// `deploy/`, `rs/`, `job/`, `sts/` (kind is the canonical Kind).
+    Workload {
+        kind: String,
+        name: String,
+    },
+}
+
+impl TargetSpec {
+    /// Parses `NAME` or `TYPE/NAME` as kubectl does.
+    pub fn parse(s: &str) -> Result<TargetSpec> {
+        let Some((kind, name)) = s.split_once('/') else {
+            return Ok(TargetSpec::Pod(s.to_string()));
+        };
+        if name.is_empty() || name.contains('/') {
+            return Err(Error::Usage(format!(
+                "cannot parse target {:?}: use POD or TYPE/NAME",
+                sanitize::line(s)
+            )));
+        }
+        let kind = match kind.to_ascii_lowercase().as_str() {
+            "pod" | "pods" | "po" => return Ok(TargetSpec::Pod(name.to_string())),
+            "deploy" | "deployment" | "deployments" | "deployment.apps" => "Deployment",
+            "rs" | "replicaset" | "replicasets" | "replicaset.apps" => "ReplicaSet",
+            "job" | "jobs" | "job.batch" => "Job",
+            "sts" | "statefulset" | "statefulsets" | "statefulset.apps" => "StatefulSet",
+            other => {
+                return Err(Error::Usage(format!(
+                    "unsupported target type {:?}: use pod/, deploy/, rs/, job/ or sts/",
+                    sanitize::line(other)
+                )));
+            }
+        };
+        Ok(TargetSpec::Workload {
+            kind: kind.to_string(),
+            name: name.to_string(),
+        })
+    }
+}
+
+/// Node label keys that say a node has GPU hardware even when it advertises no GPU resource.
+pub const GPU_HARDWARE_LABELS: &[&str] = &[
+    "nvidia.com/gpu.present",
+    "nvidia.com/gpu.count",
+    "nvidia.com/gpu.product",
+    "feature.node.kubernetes.io/pci-10de.present",
+    "feature.node.kubernetes.io/pci-0300_10de.present",
+    "feature.node.kubernetes.io/pci-0302_10de.present",
+    "cloud.google.com/gke-accelerator",
+    "k8s.amazonaws.com/accelerator",
+    "feature.node.kubernetes.io/pci-1002.present",
+    "amd.com/gpu.device-id",
+];
+
+/// Label selectors of the device-plugin Pods: NVIDIA (GPU Operator, standalone Helm chart, static manifest),
+/// AMD, Intel.
+pub const DEVICE_PLUGIN_SELECTORS: &[&str] = &[
+    "app=nvidia-device-plugin-daemonset",
+    "app.kubernetes.io/name=nvidia-device-plugin",
+    "name=nvidia-device-plugin-ds",
+    "name=amdgpu-dp-ds",
+    "app=intel-gpu-plugin",
+];
+
+/// The outcome of one optional read.
+enum Read<T> {
+    Ok(T),
+    Missing(String),
+    Forbidden(String),
+    Failed(String),
+}
+
+/// GET a path as JSON. Unreachable or unauthenticated clusters are errors; API statuses are `Read`s.
+async fn get<T: serde::de::DeserializeOwned>(client: &kube::Client, path: &str) -> Result<Read<T>> {
+    let req = http::Request::get(path)
+        .body(Vec::new())
+        .map_err(|e| Error::Api {
+            verb: "get",
+            resource: path.into(),
+            message: e.to_string(),
+        })?;
+    match client.request::<T>(req).await {
+        Ok(v) => Ok(Read::Ok(v)),
+        Err(kube::Error::Api(s)) if s.code == 404 => Ok(Read::Missing(sanitize::line(&s.message))),
+        Err(kube::Error::Api(s)) if s.code == 403 => {
+            Ok(Read::Forbidden(sanitize::line(&s.message)))
+        }
+        Err(kube::Error::Api(s)) if s.code == 401 => Err(Error::Unreachable {
+            verb: "get",
+            resource: path.into(),
+            message: "authentication failed (401 Unauthorized)".into(),
+        }),
+        Err(kube::Error::Api(s)) => Ok(Read::Failed(format!(
+            "{} {}",
+            s.code,
+            sanitize::line(&s.message)
+        ))),
+        Err(kube::Error::SerdeError(e)) => Ok(Read::Failed(format!("malformed response: {e}"))),
+        Err(e @ (kube::Error::HyperError(_) | kube::Error::Service(_))) => {
+            Err(Error::Unreachable {
+                verb: "get",
+                resource: path.into(),
+                message: sanitize::line(&error_chain(&e)),
+            })
+        }
+        Err(e) => Ok(Read::Failed(sanitize::line(&e.to_string()))),
+    }
+}
+
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut cur = e.source();
+    while let Some(c) = cur {
+        let t = c.to_string();
+        if !s.contains(&t) {
+            s.push_str(": ");
+            s.push_str(&t);
+        }
+        cur = c.source();
+    }
+    s
+}
+
+fn enc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// LIST with pagination (limit 500), folding each page into `acc` so only what is needed is kept.
+async fn list_pages<T, F>(
+    client: &kube::Client,
+    base: &str,
+    query: &str,
+    mut fold: F,
+) -> Result<Read<()>>
+where
+    T: serde::de::DeserializeOwned,
+    F: FnMut(Vec<T>),
+{
+    #[derive(Deserialize)]
+    #[serde(bound(deserialize = "T: serde::de::DeserializeOwned"))]
+    struct Page<T> {
+        #[serde(default = "Vec::new", deserialize_with = "null_as_empty")]
+        items: Vec<T>,
+        #[serde(default)]
+        metadata: PageMeta,
+    }
+    #[derive(Deserialize, Default)]
+    struct PageMeta {
+        #[serde(rename = "continue", default)]
+        cont: Option<String>,
+    }
+    let mut cont: Option<String> = None;
+    for _ in 0..10_000 {
+        let mut path = format!("{base}?limit=500");
+        if !query.is_empty() {
+            path.push('&');
+            path.push_str(query);
+        }
+        if let Some(c) = &cont {
+            path.push_str("&continue=");
+            path.push_str(&enc(c));
+        }
+        match get::<Page<T>>(client, &path).await? {
+            Read::Ok(page) => {
+                fold(page.items);
+                cont = page.metadata.cont.filter(|c| !c.is_empty());
+                if cont.is_none() {
+                    return Ok(Read::Ok(()));
+                }
+            }
+            Read::Missing(m) => return Ok(Read::Missing(m)),
+            Read::Forbidden(m) => return Ok(Read::Forbidden(m)),
+            Read::Failed(m) => return Ok(Read::Failed(m)),
+        }
+    }
+    Ok(Read::Failed("pagination did not end".into()))
+}
+
+fn null_as_empty<'de, D, T>(d: D) -> std::result::Result<Vec<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Ok(Option::<Vec<T>>::deserialize(d)?.unwrap_or_default())
+}
+
+fn gap(check: &str, why: &str, detail: &str) -> Gap {
+    Gap {
+        check: check.into(),
+        reason: format!("{why}: {}", detail.chars().take(300).collect::<String>()),
+    }
+}
+
+fn gap_of<T>(check: &str, r: &Read<T>) -> Option<Gap> {
+    match r {
+        Read::Ok(_) => None,
+        Read::Missing(m) => Some(gap(check, "not found", m)),
+        Read::Forbidden(m) => Some(gap(check, "forbidden", m)),
+        Read::Failed(m) => Some(gap(check, "failed", m)),
+    }
+}
+
+/// Collects the evidence for a target in `namespace`.
+pub async fn collect(
+    client: &kube::Client,
+    namespace: &str,
+    target: &TargetSpec,
+) -> Result<Vec<Evidence>> {
+    match target {
+        TargetSpec::Pod(name) => Ok(vec![collect_pod(client, namespace, name, None).await?]),
+        TargetSpec::Workload { kind, name } => {
+            collect_workload(client, namespace, kind, name).await
+        }
+    }
+}
+
+async fn collect_pod(
+    client: &kube::Client,
+    ns: &str,
+    name: &str,
+    pod: Option<Value>,
+) -> Result<Evidence> {
+    let pod = match pod {
+        Some(p) => p,
+        None => match get::<Value>(
+            client,
+            &format!("/api/v1/namespaces/{}/pods/{}", enc(ns), enc(name)),
+        )
+        .await?
+        {
+            Read::Ok(v) => v,
+            Read::Missing(_) => return Err(not_found(client, ns, name).await),
+            Read::Forbidden(m) => {
+                return Err(Error::Api {
+                    verb: "get",
+                    resource: format!("pod {ns}/{name}"),
+                    message: format!("forbidden: {m}"),
+                });
+            }
+            Read::Failed(m) => {
+                return Err(Error::Api {
+                    verb: "get",
+                    resource: format!("pod {ns}/{name}"),
+                    message: m,
+                });
+            }
+        },
+    };
+    let (facts, status_signals) = pod_facts(&pod);
+    let mut ev = Evidence {
+        target: Target {
+            kind: "Pod".into(),
+            namespace: Some(ns.to_string()),
+            name: Some(name.to_string()),
+            source: TargetSource::Cluster,
+        },
+        ..Default::default()
+    };
+    let uid = facts.uid.clone().unwrap_or_default();
+    let resource = facts
+        .requests
+        .keys()
+        .find(|r| is_gpu_resource(r))
+        .or_else(|| facts.requests.keys().find(|r| is_extended_resource(r)))
+        .cloned();
+    let unscheduled = facts.node_name.is_none();
+
+    // The one wave: every read below depends only on the Pod.
+    let events_core = list_events(client, ns, "/api/v1", "involvedObject", name, &uid, "Pod");
+    let events_v1 = list_events(
+        client,
+        ns,
+        "/apis/events.k8s.io/v1",
+        "regarding",
+        name,
+        &uid,
+        "Pod",
+    );
+    let owner_events = async {
+        match (&facts.owner, &facts.owner_uid) {
+            (Some(owner), Some(ouid)) => {
+                let (kind, oname) = owner.split_once('/').unwrap_or(("", owner));
+                Some(list_events(client, ns, "/api/v1", "involvedObject", oname, ouid, kind).await)
+            }
+            _ => None,
+        }
+    };
+    let label_keys: BTreeSet<String> = facts
+        .node_selector
+        .keys()
+        .cloned()
+        .chain(
+            facts
+                .required_affinity
+                .iter()
+                .flatten()
+                .map(|(k, _, _)| k.clone()),
+        )
+        .chain(GPU_HARDWARE_LABELS.iter().map(|s| s.to_string()))
+        .collect();
+    let nodes = read_nodes(
+        client,
+        facts.node_name.as_deref(),
+        resource.as_deref(),
+        &label_keys,
+        unscheduled || resource.is_some(),
+    );
+    let runtime_class = async {
+        match &facts.runtime_class_name {
+            Some(rc) => Some(read_runtime_class(client, rc).await),
+            None => None,
+        }
+    };
+    let plugins = async {
+        if resource.is_some() {
+            Some(read_device_plugins(client).await)
+        } else {
+            None
+        }
+    };
+    let holders = async {
+        match (&resource, unscheduled) {
+            (Some(r), true) => Some(read_holders(client, r).await),
+            _ => None,
+        }
+    };
+    let policy = async {
+        if resource
+            .as_deref()
+            .is_some_and(|r| r.starts_with("nvidia.com/"))
+        {
+            Some(read_cluster_policy(client).await)
+        } else {
+            None
+        }
+    };
+    let (core, v1, owner, nodes, rc, plugins, holders, policy) = tokio::join!(
+        events_core,
+        events_v1,
+        owner_events,
+        nodes,
+        runtime_class,
+        plugins,
+        holders,
+        policy
+    );
+
+    // Events: both APIs read the same storage; keep each event once (by uid).
+    let mut seen = BTreeSet::new();
+    let mut events = Vec::new();
+    let (core, v1) = (core?, v1?);
+    let mut answered = 0;
+    for r in [&core, &v1] {
+        if let Read::Ok(list) = r {
+            answered += 1;
+            for (uid, s) in list {
+                if uid.is_empty() || seen.insert(uid.clone()) {
+                    events.push(s.clone());
+                }
+            }
+        }
+    }
+    if answered == 0 {
+        ev.gaps.extend(gap_of("events", &core));
+    }
+    events.sort_by(|a, b| a.time.cmp(&b.time));
+    ev.cluster.events_empty = answered > 0 && events.is_empty();
+    if ev.cluster.events_empty
+        && status_signals
+            .iter()
+            .any(|s| s.source == Some(SignalSource::Condition))
+    {
+        ev.gaps.push(Gap {
+            check: "events".into(),
+            reason: "no events for the Pod (they expire after the apiserver's --event-ttl, 1h by default); the PodScheduled condition, which does not expire, was used".into(),
+        });
+    }
+    ev.signals.extend(events);
+    ev.signals.extend(status_signals);
+    if let Some(owner) = owner {
+        match owner? {
+            Read::Ok(list) => ev.signals.extend(list.into_iter().map(|(_, mut s)| {
+                s.source = Some(SignalSource::OwnerEvent);
+                s
+            })),
+            other => ev.gaps.extend(gap_of("owner events", &other)),
+        }
+    }
+    match nodes? {
+        Read::Ok(n) => ev.nodes = Some(n),
+        other => ev.gaps.extend(gap_of("nodes", &other)),
+    }
+    if let Some(rc) = rc {
+        match rc? {
+            Read::Ok(f) => ev.cluster.runtime_class = Some(f),
+            Read::Missing(m) => {
+                ev.cluster.runtime_class = Some(RuntimeClassFacts {
+                    name: facts.runtime_class_name.clone().unwrap_or_default(),
+                    ..Default::default()
+                });
+                // The apiserver's own NotFound text, as the kubelet would see it.
+                ev.signals.push(Signal {
+                    source: Some(SignalSource::Text),
+                    reason: Some("RuntimeClass".into()),
+                    kind: Some("Warning".into()),
+                    message: m,
+                    count: 1,
+                    ..Default::default()
+                });
+            }
+            other => ev.gaps.extend(gap_of("runtimeclass", &other)),
+        }
+    }
+    if let Some(p) = plugins {
+        match p? {
+            Read::Ok(list) => ev.cluster.device_plugins = Some(list),
+            other => ev.gaps.extend(gap_of("device-plugin pods", &other)),
+        }
+    }
+    if let Some(h) = holders {
+        match h? {
+            Read::Ok(list) => ev.cluster.holders = Some(list),
+            other => ev.gaps.extend(gap_of("pods holding the resource", &other)),
+        }
+    }
+    if let Some(p) = policy {
+        match p? {
+            Read::Ok(cp) => ev.cluster.cluster_policy = cp,
+            Read::Missing(_) => {}
+            other => ev.gaps.extend(gap_of("clusterpolicy", &other)),
+        }
+    }
+    ev.pod = Some(facts);
+    Ok(ev)
+}
+
+/// A missing Pod: exit 2, with close names from the namespace when they can be listed.
+async fn not_found(client: &kube::Client, ns: &str, name: &str) -> Error {
+    #[derive(Deserialize)]
+    struct Named {
+        metadata: NamedMeta,
+    }
+    #[derive(Deserialize)]
+    struct NamedMeta {
+        name: String,
+    }
+    let mut names = Vec::new();
+    let _ = list_pages::<Named, _>(
+        client,
+        &format!("/api/v1/namespaces/{}/pods", enc(ns)),
+        "",
+        |items| {
+            names.extend(items.into_iter().map(|n| n.metadata.name));
+        },
+    )
+    .await;
+    let mut close: Vec<(usize, String)> = names
+        .into_iter()
+        .filter_map(|n| {
+            let d = distance(name, &n);
+            (d <= 3 || n.starts_with(name) || name.starts_with(&n) || n.contains(name))
+                .then_some((d, n))
+        })
+        .collect();
+    close.sort();
+    let hint = if close.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; did you mean {}?",
+            close
+                .iter()
+                .take(3)
+                .map(|(_, n)| sanitize::line(n))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    Error::NotFound {
+        verb: "get",
+        resource: "pod".into(),
+        name: format!("{}/{}", sanitize::line(ns), sanitize::line(name)),
+        message: format!("not found{hint}"),
+    }
+}
+
+/// Levenshtein distance, for close-name suggestions.
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// Events about one object from one event API, by uid (so an earlier object of the same name is left out).
+async fn list_events(
+    client: &kube::Client,
+    ns: &str,
+    group: &str,
+    field: &str,
+    name: &str,
+    uid: &str,
+    kind: &str,
+) -> Result<Read<Vec<(String, Signal)>>> {
+    let mut selector = format!("{field}.name={name},{field}.namespace={ns}");
+    if !uid.is_empty() {
+        selector.push_str(&format!(",{field}.uid={uid}"));
+    }
+    if !kind.is_empty() {
+        selector.push_str(&format!(",{field}.kind={kind}"));
+    }
+    let mut out = Vec::new();
+    let r = list_pages::<Value, _>(
+        client,
+        &format!("{group}/namespaces/{}/events", enc(ns)),
+        &format!("fieldSelector={}", enc(&selector)),
+        |items| {
+            for e in items {
+                let uid = e
+                    .get("metadata")
+                    .and_then(|m| m.get("uid"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string();
+                let (_, s) = event_signal(&e);
+                out.push((uid, s));
+            }
+        },
+    )
+    .await?;
+    Ok(match r {
+        Read::Ok(()) => Read::Ok(out),
+        Read::Missing(m) => Read::Missing(m),
+        Read::Forbidden(m) => Read::Forbidden(m),
+        Read::Failed(m) => Read::Failed(m),
+    })
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct MiniMeta {
+    name: String,
+    namespace: String,
+    labels: Option<BTreeMap<String, String>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct MiniNode {
+    metadata: MiniMeta,
+    spec: MiniNodeSpec,
+    status: MiniNodeStatus,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct MiniNodeSpec {
+    taints: Option<Vec<MiniTaint>>,
+    unschedulable: Option<bool>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct MiniTaint {
+    key: String,
+    value: Option<String>,
+    effect: String,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct MiniNodeStatus {
+    allocatable: Option<BTreeMap<String, String>>,
+}
+
+impl MiniNode {
+    /// Keeps only the labels and allocatable entries the checks use.
+    fn facts(self, resource: Option<&str>, label_keys: &BTreeSet<String>) -> NodeFacts {
+        let labels = self
+            .metadata
+            .labels
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|(k, _)| label_keys.contains(k))
+            .map(|(k, v)| (sanitize::line(&k), sanitize::line(&v)))
+            .collect();
+        let allocatable = self
+            .status
+            .allocatable
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|(k, _)| Some(k.as_str()) == resource || k == "pods")
+            .map(|(k, v)| (sanitize::line(&k), sanitize::line(&v)))
+            .collect();
+        NodeFacts {
+            name: sanitize::line(&self.metadata.name),
+            labels,
+            taints: self
+                .spec
+                .taints
+                .unwrap_or_default()
+                .into_iter()
+                .map(|t| Taint {
+                    key: sanitize::line(&t.key),
+                    value: t.value.as_deref().map(sanitize::line),
+                    effect: sanitize::line(&t.effect),
+                })
+                .collect(),
+            allocatable,
+            unschedulable: self.spec.unschedulable.unwrap_or(false),
+        }
+    }
+}
+
+/// The Pod's node, or every node (paginated), reduced to what the checks need.
+async fn read_nodes(
+    client: &kube::Client,
+    node: Option<&str>,
+    resource: Option<&str>,
+    keys: &BTreeSet<String>,
+    want: bool,
+) -> Result<Read<Vec<NodeFacts>>> {
+    if !want {
+        return Ok(Read::Ok(Vec::new()));
+    }
+    if let Some(n) = node {
+        return Ok(
+            match get::<MiniNode>(client, &format!("/api/v1/nodes/{}", enc(n))).await? {
+                Read::Ok(node) => Read::Ok(vec![node.facts(resource, keys)]),
+                Read::Missing(m) => Read::Missing(m),
+                Read::Forbidden(m) => Read::Forbidden(m),
+                Read::Failed(m) => Read::Failed(m),
+            },
+        );
+    }
+    let mut nodes = Vec::new();
+    let r = list_pages::<MiniNode, _>(client, "/api/v1/nodes", "", |items| {
+        nodes.extend(items.into_iter().map(|n| n.facts(resource, keys)))
+    })
+    .await?;
+    Ok(match r {
+        Read::Ok(()) => Read::Ok(nodes),
+        Read::Missing(m) => Read::Missing(m),
+        Read::Forbidden(m) => Read::Forbidden(m),
+        Read::Failed(m) => Read::Failed(m),
+    })
+}
+
+async fn read_runtime_class(client: &kube::Client, name: &str) -> Result<Read<RuntimeClassFacts>> {
+    Ok(
+        match get::<Value>(
+            client,
+            &format!("/apis/node.k8s.io/v1/runtimeclasses/{}", enc(name)),
+        )
+        .await?
+        {
+            Read::Ok(v) => {
+                let str_at = |p: &[&str]| {
+                    p.iter()
+                        .try_fold(&v, |a, k| a.get(*k))
+                        .and_then(Value::as_str)
+                        .map(sanitize::line)
+                };
+                let mut node_selector = BTreeMap::new();
+                if let Some(m) = v
+                    .pointer("/scheduling/nodeSelector")
+                    .and_then(Value::as_object)
+                {
+                    for (k, val) in m {
+                        node_selector.insert(
+                            sanitize::line(k),
+                            val.as_str().map(sanitize::line).unwrap_or_default(),
+                        );
+                    }
+                }
+                let tolerations = v
+                    .pointer("/scheduling/tolerations")
+                    .and_then(Value::as_array)
+                    .map(|a| {
+                        a.iter()
+                            .map(|t| Toleration {
+                                key: t.get("key").and_then(Value::as_str).map(sanitize::line),
+                                operator: t
+                                    .get("operator")
+                                    .and_then(Value::as_str)
+                                    .map(sanitize::line),
+                                value: t.get("value").and_then(Value::as_str).map(sanitize::line),
+                                effect: t.get("effect").and_then(Value::as_str).map(sanitize::line),
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                Read::Ok(RuntimeClassFacts {
+                    name: name.to_string(),
+                    handler: str_at(&["handler"]),
+                    node_selector,
+                    tolerations,
+                })
+            }
+            Read::Missing(m) => Read::Missing(m),
+            Read::Forbidden(m) => Read::Forbidden(m),
+            Read::Failed(m) => Read::Failed(m),
+        },
+    )
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct MiniPod {
+    metadata: MiniMeta,
+    spec: MiniPodSpec,
+    status: MiniPodStatus,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct MiniPodSpec {
+    node_name: Option<String>,
+    containers: Option<Vec<MiniContainer>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct MiniContainer {
+    resources: Option<MiniResources>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct MiniResources {
+    limits: Option<BTreeMap<String, Value>>,
+    requests: Option<BTreeMap<String, Value>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct MiniPodStatus {
+    phase: Option<String>,
+    conditions: Option<Vec<MiniCondition>>,
+    container_statuses: Option<Vec<Value>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct MiniCondition {
+    #[serde(rename = "type")]
+    kind: String,
+    status: String,
+}
+
+/// Pods (not finished) that request `resource`, with how much, per node.
+async fn read_holders(client: &kube::Client, resource: &str) -> Result<Read<Vec<Holder>>> {
+    let mut out = Vec::new();
+    let query = format!(
+        "fieldSelector={}",
+        enc("status.phase!=Succeeded,status.phase!=Failed,spec.nodeName!=")
+    );
+    let r = list_pages::<MiniPod, _>(client, "/api/v1/pods", &query, |items| {
+        for p in items {
+            let count: u64 = p
+                .spec
+                .containers
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|c| {
+                    let r = c.resources.as_ref()?;
+                    let v = r
+                        .limits
+                        .as_ref()
+                        .and_then(|l| l.get(resource))
+                        .or_else(|| r.requests.as_ref().and_then(|q| q.get(resource)))?;
+                    match v {
+                        Value::String(s) => s.parse::<u64>().ok(),
+                        Value::Number(n) => n.as_u64(),
+                        _ => None,
+                    }
+                })
+                .sum();
+            if count > 0
+                && let Some(node) = p.spec.node_name
+            {
+                out.push(Holder {
+                    namespace: sanitize::line(&p.metadata.namespace),
+                    name: sanitize::line(&p.metadata.name),
+                    node: sanitize::line(&node),
+                    count,
+                });
+            }
+        }
+    })
+    .await?;
+    Ok(match r {
+        Read::Ok(()) => Read::Ok(out),
+        Read::Missing(m) => Read::Missing(m),
+        Read::Forbidden(m) => Read::Forbidden(m),
+        Read::Failed(m) => Read::Failed(m),
+    })
+}
+
+/// Device-plugin Pods of every known vendor, cluster-wide, each selector read concurrently.
+async fn read_device_plugins(client: &kube::Client) -> Result<Read<Vec<PluginPod>>> {
+    let reads = join_all(DEVICE_PLUGIN_SELECTORS.iter().map(|sel| async move {
+        let mut out = Vec::new();
+        let r = list_pages::<MiniPod, _>(
+            client,
+            "/api/v1/pods",
+            &format!("labelSelector={}", enc(sel)),
+            |items| {
+                out.extend(items.into_iter().map(plugin_pod));
+            },
+        )
+        .await;
+        r.map(|r| (r, out))
+    }))
+    .await;
+    let mut all = Vec::new();
+    let mut first_problem = None;
+    let mut any_ok = false;
+    for r in reads {
+        let (read, pods) = r?;
+        match read {
+            Read::Ok(()) => {
+                any_ok = true;
+                all.extend(pods);
+            }
+            other => first_problem = first_problem.or(Some(other)),
+        }
+    }
+    Ok(match (any_ok, first_problem) {
+        (false, Some(p)) => match p {
+            Read::Missing(m) => Read::Missing(m),
+            Read::Forbidden(m) => Read::Forbidden(m),
+            Read::Failed(m) => Read::Failed(m),
+            Read::Ok(()) => Read::Ok(all),
+        },
+        _ => Read::Ok(all),
+    })
+}
+
+fn plugin_pod(p: MiniPod) -> PluginPod {
+    let ready = p
+        .status
+        .conditions
+        .as_ref()
+        .is_some_and(|c| c.iter().any(|c| c.kind == "Ready" && c.status == "True"));
+    let problem = p.status.container_statuses.as_ref().and_then(|cs| {
+        cs.iter().find_map(|c| {
+            c.pointer("/state/waiting/reason")
+                .or_else(|| c.pointer("/lastState/terminated/reason"))
+                .and_then(Value::as_str)
+                .map(sanitize::line)
+        })
+    });
+    PluginPod {
+        namespace: sanitize::line(&p.metadata.namespace),
+        name: sanitize::line(&p.metadata.name),
+        node: p.spec.node_name.as_deref().map(sanitize::line),
+        phase: p.status.phase.as_deref().map(sanitize::line),
+        ready,
+        problem,
+    }
+}
+
+/// The GPU Operator's ClusterPolicy (`nvidia.com/v1`); `Missing` when the CRD is not installed.
+async fn read_cluster_policy(client: &kube::Client) -> Result<Read<Option<ClusterPolicyFacts>>> {
+    Ok(
+        match get::<Value>(client, "/apis/nvidia.com/v1/clusterpolicies").await? {
+            Read::Ok(v) => {
+                let item = v
+                    .get("items")
+                    .and_then(Value::as_array)
+                    .and_then(|a| a.first())
+                    .cloned();
+                Read::Ok(item.map(|cp| {
+                    let conditions = cp
+                        .pointer("/status/conditions")
+                        .and_then(Value::as_array)
+                        .cloned()
+                        .unwrap_or_default();
+                    let message = conditions
+                        .iter()
+                        .find(|c| {
+                            (c.get("type").and_then(Value::as_str) == Some("Error")
+                                && c.get("status").and_then(Value::as_str) == Some("True"))
+                                || (c.get("type").and_then(Value::as_str) == Some("Ready")
+                                    && c.get("status").and_then(Value::as_str) == Some("False"))
+                        })
+                        .and_then(|c| c.get("message").and_then(Value::as_str))
+                        .map(sanitize::line);
+                    ClusterPolicyFacts {
+                        name: cp
+                            .pointer("/metadata/name")
+                            .and_then(Value::as_str)
+                            .map(sanitize::line)
+                            .unwrap_or_default(),
+                        state: cp
+                            .pointer("/status/state")
+                            .and_then(Value::as_str)
+                            .map(sanitize::line),
+                        message,
+                    }
+                }))
+            }
+            Read::Missing(m) => Read::Missing(m),
+            Read::Forbidden(m) => Read::Forbidden(m),
+            Read::Failed(m) => Read::Failed(m),
+        },
+    )
+}
+
+/// A workload: its own events and its ReplicaSets' (FailedCreate lands there), then each of its Pods that is
+/// not Ready. With no Pod at all (admission refused every one), the workload itself is diagnosed.
+async fn collect_workload(
+    client: &kube::Client,
+    ns: &str,
+    kind: &str,
+    name: &str,
+) -> Result<Vec<Evidence>> {
+    let (group, plural) = match kind {
+        "Deployment" => ("/apis/apps/v1", "deployments"),
+        "ReplicaSet" => ("/apis/apps/v1", "replicasets"),
+        "StatefulSet" => ("/apis/apps/v1", "statefulsets"),
+        _ => ("/apis/batch/v1", "jobs"),
+    };
+    let obj = match get::<Value>(
+        client,
+        &format!("{group}/namespaces/{}/{plural}/{}", enc(ns), enc(name)),
+    )
+    .await?
+    {
+        Read::Ok(v) => v,
+        Read::Missing(_) => {
+            return Err(Error::NotFound {
+                verb: "get",
+                resource: kind.to_ascii_lowercase(),
+                name: format!("{}/{}", sanitize::line(ns), sanitize::line(name)),
+                message: "not found".into(),
+            });
+        }
+        Read::Forbidden(m) => {
+            return Err(Error::Api {
+                verb: "get",
+                resource: format!("{kind} {ns}/{name}"),
+                message: format!("forbidden: {m}"),
+            });
+        }
+        Read::Failed(m) => {
+            return Err(Error::Api {
+                verb: "get",
+                resource: format!("{kind} {ns}/{name}"),
+                message: m,
+            });
+        }
+    };
+    let uid = obj
+        .pointer("/metadata/uid")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    let selector = obj
+        .pointer("/spec/selector/matchLabels")
+        .and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or("")))
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .unwrap_or_default();
+    let mut owner_signals: Vec<Signal> = Vec::new();
+    let mut gaps = Vec::new();
+    match list_events(client, ns, "/api/v1", "involvedObject", name, &uid, kind).await? {
+        Read::Ok(l) => owner_signals.extend(l.into_iter().map(|(_, s)| s)),
+        other => gaps.extend(gap_of("owner events", &other)),
+    }
+    if kind == "Deployment" && !selector.is_empty() {
+        let mut rss = Vec::new();
+        let _ = list_pages::<Value, _>(
+            client,
+            &format!("/apis/apps/v1/namespaces/{}/replicasets", enc(ns)),
+            &format!("labelSelector={}", enc(&selector)),
+            |items| {
+                for rs in items {
+                    let owned = rs
+                        .pointer("/metadata/ownerReferences")
+                        .and_then(Value::as_array)
+                        .is_some_and(|o| {
+                            o.iter()
+                                .any(|r| r.get("uid").and_then(Value::as_str) == Some(uid.as_str()))
+                        });
+                    if owned {
+                        rss.push((
+                            rs.pointer("/metadata/name")
+                                .and_then(Value::as_str)
+                                .unwrap_or("")
+                                .to_string(),
+                            rs.pointer("/metadata/uid")
+                                .and_then(Value::as_str)
+                                .unwrap_or("")
+                                .to_string(),
+                        ));
+                    }
+                }
+            },
+        )
+        .await?;
+        let reads = join_all(rss.iter().map(|(n, u)| {
+            list_events(client, ns, "/api/v1", "involvedObject", n, u, "ReplicaSet")
+        }))
+        .await;
+        for r in reads {
+            match r? {
+                Read::Ok(l) => owner_signals.extend(l.into_iter().map(|(_, s)| s)),
+                other => gaps.extend(gap_of("replicaset events", &other)),
+            }
+        }
+    }
+    for s in &mut owner_signals {
+        s.source = Some(SignalSource::OwnerEvent);
+    }
+    let mut pods: Vec<Value> = Vec::new();
+    if !selector.is_empty() {
+        let r = list_pages::<Value, _>(
+            client,
+            &format!("/api/v1/namespaces/{}/pods", enc(ns)),
+            &format!("labelSelector={}", enc(&selector)),
+            |items| pods.extend(items),
+        )
+        .await?;
+        gaps.extend(gap_of("pods", &r));
+    }
+    let not_ready: Vec<Value> = pods
+        .into_iter()
+        .filter(|p| {
+            let ready = p
+                .pointer("/status/conditions")
+                .and_then(Value::as_array)
+                .is_some_and(|c| {
+                    c.iter().any(|c| {
+                        c.get("type").and_then(Value::as_str) == Some("Ready")
+                            && c.get("status").and_then(Value::as_str) == Some("True")
+                    })
+                });
+            let done = p.pointer("/status/phase").and_then(Value::as_str) == Some("Succeeded");
+            !ready && !done
+        })
+        .collect();
+    if not_ready.is_empty() {
+        let target = Target {
+            kind: kind.to_string(),
+            namespace: Some(ns.to_string()),
+            name: Some(name.to_string()),
+            source: TargetSource::Cluster,
+        };
+        return Ok(vec![Evidence {
+            target,
+            signals: owner_signals,
+            gaps,
+            ..Default::default()
+        }]);
+    }
+    let reads = join_all(not_ready.into_iter().map(|p| {
+        let pname = p
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        async move { collect_pod(client, ns, &pname, Some(p)).await }
+    }))
+    .await;
+    let mut out = Vec::new();
+    for r in reads {
+        let mut ev = r?;
+        ev.signals.extend(owner_signals.iter().cloned());
+        ev.gaps.extend(gaps.iter().cloned());
+        out.push(ev);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_parse_like_kubectl() {
+        assert_eq!(TargetSpec::parse("p").unwrap(), TargetSpec::Pod("p".into()));
+        assert_eq!(
+            TargetSpec::parse("pod/p").unwrap(),
+            TargetSpec::Pod("p".into())
+        );
+        assert_eq!(
+            TargetSpec::parse("deploy/d").unwrap(),
+            TargetSpec::Workload {
+                kind: "Deployment".into(),
+                name: "d".into()
+            }
+        );
+        assert_eq!(
+            TargetSpec::parse("sts/s").unwrap(),
+            TargetSpec::Workload {
+                kind: "StatefulSet".into(),
+                name: "s".into()
+            }
+        );
+        assert!(TargetSpec::parse("svc/x").is_err());
+        assert!(TargetSpec::parse("deploy/").is_err());
+    }
+
+    #[test]
+    fn close_names() {
+        assert_eq!(distance("gpu-tain", "gpu-taint"), 1);
+        assert_eq!(distance("", "ab"), 2);
+    }
+}
