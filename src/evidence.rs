@@ -46,6 +46,14 @@ pub enum SignalSource {
     /// A bare message or an apiserver reply that was pasted.
     #[default]
     Text,
+    /// A node's labels, taints and allocatable, read from the cluster.
+    Node,
+    /// The Pod's RuntimeClass, read from the cluster.
+    Runtimeclass,
+    /// A device-plugin Pod's state.
+    DevicePlugin,
+    /// The GPU Operator's ClusterPolicy status.
+    Clusterpolicy,
 }
 
 /// One message, with what is known about who said it.

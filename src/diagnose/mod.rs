@@ -3,6 +3,8 @@
 //! about which nodes could have taken the GPU in a mixed FitError), and fills the next commands with every
 //! name the evidence gives. It does not fetch or print.
 
+mod facts;
+
 use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
@@ -169,6 +171,24 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
 
     let ctx = Context::new(ev);
     let mut causes = group(&hits, &ctx);
+    // When live facts say more than the message, the facts decide (DESIGN §2).
+    let forced = match facts::scheduling(ev).filter(|_| !passed_scheduling) {
+        Some(v) => Some(apply_verdict(v, &mut causes, &ctx)),
+        None => None,
+    };
+    if let Some(rc) = &ev.cluster.runtime_class {
+        for c in causes.iter_mut().filter(|c| c.category == Category::HandlerMissing) {
+            c.details.insert("runtimeclass".into(), Value::from(rc.name.clone()));
+            if let Some(h) = &rc.handler {
+                c.evidence.push(EvidenceLine {
+                    source: SignalSource::Runtimeclass,
+                    reason: None,
+                    text: format!("RuntimeClass {} has handler {h}", rc.name),
+                    count: 1,
+                });
+            }
+        }
+    }
     if causes.is_empty() {
         let unexplained: Vec<_> = unexplained
             .into_iter()
@@ -234,7 +254,7 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
         };
     }
 
-    let primary = pick_primary(&causes, ctx.gpu_selector);
+    let primary = forced.unwrap_or_else(|| pick_primary(&causes, ctx.gpu_selector));
     let first = causes.remove(primary);
     causes.insert(0, first);
     let gate = causes[0].gate;
@@ -248,6 +268,43 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
         causes,
         gaps,
     }
+}
+
+/// Puts a fact verdict on the message cause it refines (or a new cause of that rule when the message is
+/// gone) and returns its index.
+fn apply_verdict(v: facts::Verdict, causes: &mut Vec<Cause>, ctx: &Context) -> usize {
+    let idx = v.rules.iter().find_map(|id| causes.iter().position(|c| c.rule == Some(*id)));
+    let idx = match idx {
+        Some(i) => i,
+        None => {
+            let rule = crate::rules::by_id(v.rules[0]).expect("verdict rules exist in the table");
+            let f = Finding { rule, captures: BTreeMap::new(), count: None, nodes_total: None, truncated: false };
+            causes.push(new_cause(&f, ctx));
+            causes.len() - 1
+        }
+    };
+    let c = &mut causes[idx];
+    c.category = v.category;
+    c.summary = sanitize::line(&v.summary);
+    if let Some(node) = v.details.get("node").and_then(Value::as_str) {
+        c.next.insert(0, NextStep { command: format!("kubectl describe node {}", shell_word(node)), place: Where::Cluster, why: "read the node's taints, labels and allocated resources".into() });
+        if v.category == Category::DevicePlugin {
+            c.next.insert(
+                1,
+                NextStep {
+                    command: format!("kubectl get pods -A -o wide --field-selector spec.nodeName={} | grep -i -E 'device-plugin|gpu-operator|driver|toolkit'", shell_word(node)),
+                    place: Where::Cluster,
+                    why: "find the device plugin and GPU Operator pods on that node".into(),
+                },
+            );
+        }
+    }
+    c.details.extend(v.details);
+    c.evidence.extend(v.evidence);
+    if v.fix.is_some() {
+        c.fix = v.fix;
+    }
+    idx
 }
 
 /// Says which fact would confirm the primary cause when it was not read (offline input, or a forbidden read).
@@ -290,6 +347,7 @@ fn is_blocking(s: &Signal) -> bool {
         ),
         Some(SignalSource::PodStatus) => true,
         Some(SignalSource::Log) | Some(SignalSource::Text) | None => looks_like_error(&s.message),
+        Some(SignalSource::Node | SignalSource::Runtimeclass | SignalSource::DevicePlugin | SignalSource::Clusterpolicy) => false,
     }
 }
 
@@ -528,9 +586,7 @@ fn push_evidence(evidence: &mut Vec<EvidenceLine>, s: &Signal) -> bool {
         text: sanitize::clean(s.message.trim(), true),
         count: s.count,
     };
-    if evidence
-        .iter()
-        .any(|e| e.source == line.source && e.text == line.text)
+    if evidence.iter().any(|e| e.text == line.text)
     {
         return true;
     }
