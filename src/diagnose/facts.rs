@@ -9,7 +9,9 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use crate::collect::GPU_HARDWARE_LABELS;
-use crate::evidence::{Evidence, NodeFacts, SignalSource, Taint, Toleration, is_extended_resource, is_gpu_resource};
+use crate::evidence::{
+    Evidence, NodeFacts, SignalSource, Taint, Toleration, is_extended_resource, is_gpu_resource,
+};
 use crate::rules::Category;
 
 use super::EvidenceLine;
@@ -35,7 +37,10 @@ enum Failure {
     /// No allocatable of the resource: GPU hardware without an advertising device plugin.
     NotAdvertised,
     /// Advertised, but what running Pods hold leaves too little.
-    Busy { allocatable: u64, used: u64 },
+    Busy {
+        allocatable: u64,
+        used: u64,
+    },
 }
 
 impl Failure {
@@ -58,9 +63,12 @@ fn quantity(s: &str) -> Option<u64> {
 }
 
 fn has_gpu_hardware(n: &NodeFacts) -> Option<String> {
-    GPU_HARDWARE_LABELS
-        .iter()
-        .find_map(|k| n.labels.get(*k).filter(|v| !v.is_empty() && v.as_str() != "false").map(|v| format!("{k}={v}")))
+    GPU_HARDWARE_LABELS.iter().find_map(|k| {
+        n.labels
+            .get(*k)
+            .filter(|v| !v.is_empty() && v.as_str() != "false")
+            .map(|v| format!("{k}={v}"))
+    })
 }
 
 fn matches_expr(labels: &BTreeMap<String, String>, key: &str, op: &str, values: &[String]) -> bool {
@@ -71,7 +79,10 @@ fn matches_expr(labels: &BTreeMap<String, String>, key: &str, op: &str, values: 
         "Exists" => v.is_some(),
         "DoesNotExist" => v.is_none(),
         "Gt" | "Lt" => {
-            let (Some(a), Some(b)) = (v.and_then(|v| v.parse::<i64>().ok()), values.first().and_then(|b| b.parse::<i64>().ok())) else {
+            let (Some(a), Some(b)) = (
+                v.and_then(|v| v.parse::<i64>().ok()),
+                values.first().and_then(|b| b.parse::<i64>().ok()),
+            ) else {
                 return false;
             };
             if op == "Gt" { a > b } else { a < b }
@@ -105,11 +116,19 @@ fn failures(
         out.push(Failure::Taints(untolerated));
     }
     let selector_ok = selector.iter().all(|(k, v)| n.labels.get(k) == Some(v))
-        && (affinity.is_empty() || affinity.iter().any(|term| term.iter().all(|(k, op, vals)| matches_expr(&n.labels, k, op, vals))));
+        && (affinity.is_empty()
+            || affinity.iter().any(|term| {
+                term.iter()
+                    .all(|(k, op, vals)| matches_expr(&n.labels, k, op, vals))
+            }));
     if !selector_ok {
         out.push(Failure::Selector);
     }
-    let allocatable = n.allocatable.get(resource).and_then(|q| quantity(q)).unwrap_or(0);
+    let allocatable = n
+        .allocatable
+        .get(resource)
+        .and_then(|q| quantity(q))
+        .unwrap_or(0);
     if allocatable == 0 {
         out.push(Failure::NotAdvertised);
     } else if let Some(used) = used {
@@ -121,7 +140,12 @@ fn failures(
 }
 
 fn line(source: SignalSource, text: String) -> EvidenceLine {
-    EvidenceLine { source, reason: None, text, count: 1 }
+    EvidenceLine {
+        source,
+        reason: None,
+        text,
+        count: 1,
+    }
 }
 
 /// The verdict for a Pod that is not scheduled, when nodes were read.
@@ -131,8 +155,18 @@ pub(super) fn scheduling(ev: &Evidence) -> Option<Verdict> {
         return None;
     }
     let nodes = ev.nodes.as_ref()?;
-    let resource = pod.requests.keys().find(|r| is_gpu_resource(r)).or_else(|| pod.requests.keys().find(|r| is_extended_resource(r)))?.clone();
-    let request = pod.requests.get(&resource).and_then(|q| quantity(q)).unwrap_or(1).max(1);
+    let resource = pod
+        .requests
+        .keys()
+        .find(|r| is_gpu_resource(r))
+        .or_else(|| pod.requests.keys().find(|r| is_extended_resource(r)))?
+        .clone();
+    let request = pod
+        .requests
+        .get(&resource)
+        .and_then(|q| quantity(q))
+        .unwrap_or(1)
+        .max(1);
     let rc = ev.cluster.runtime_class.as_ref();
     let mut tolerations = pod.tolerations.clone();
     let mut selector = pod.node_selector.clone();
@@ -141,31 +175,76 @@ pub(super) fn scheduling(ev: &Evidence) -> Option<Verdict> {
         selector.extend(rc.node_selector.clone());
     }
     let holders = ev.cluster.holders.as_ref();
-    let used_on = |node: &str| holders.map(|h| h.iter().filter(|h| h.node == node).map(|h| h.count).sum::<u64>());
+    let used_on = |node: &str| {
+        holders.map(|h| {
+            h.iter()
+                .filter(|h| h.node == node)
+                .map(|h| h.count)
+                .sum::<u64>()
+        })
+    };
     let gpu_nodes: Vec<&NodeFacts> = nodes
         .iter()
-        .filter(|n| n.allocatable.get(&resource).and_then(|q| quantity(q)).unwrap_or(0) > 0 || has_gpu_hardware(n).is_some())
+        .filter(|n| {
+            n.allocatable
+                .get(&resource)
+                .and_then(|q| quantity(q))
+                .unwrap_or(0)
+                > 0
+                || has_gpu_hardware(n).is_some()
+        })
         .collect();
     let mut details = BTreeMap::new();
     details.insert("resource".into(), json!(resource));
     details.insert("nodes_read".into(), json!(nodes.len()));
-    details.insert("gpu_nodes".into(), json!(gpu_nodes.iter().map(|n| n.name.clone()).collect::<Vec<_>>()));
+    details.insert(
+        "gpu_nodes".into(),
+        json!(gpu_nodes.iter().map(|n| n.name.clone()).collect::<Vec<_>>()),
+    );
     if gpu_nodes.is_empty() {
         return Some(Verdict {
             category: Category::InsufficientResource,
             rules: &["GW105"],
-            summary: format!("no node advertises {resource}, and none of the {} nodes has GPU hardware labels", nodes.len()),
+            summary: format!(
+                "no node advertises {resource}, and none of the {} nodes has GPU hardware labels",
+                nodes.len()
+            ),
             details,
-            evidence: vec![line(SignalSource::Node, format!("{} nodes read; none has allocatable {resource} or a GPU hardware label", nodes.len()))],
+            evidence: vec![line(
+                SignalSource::Node,
+                format!(
+                    "{} nodes read; none has allocatable {resource} or a GPU hardware label",
+                    nodes.len()
+                ),
+            )],
             fix: None,
         });
     }
     // The GPU node closest to taking the Pod: fewest failing filters, then the best fix.
     let mut scored: Vec<(&NodeFacts, Vec<Failure>)> = gpu_nodes
         .iter()
-        .map(|n| (*n, failures(n, &tolerations, &selector, &pod.required_affinity, &resource, request, used_on(&n.name))))
+        .map(|n| {
+            (
+                *n,
+                failures(
+                    n,
+                    &tolerations,
+                    &selector,
+                    &pod.required_affinity,
+                    &resource,
+                    request,
+                    used_on(&n.name),
+                ),
+            )
+        })
         .collect();
-    scored.sort_by_key(|(n, f)| (f.len(), f.iter().map(Failure::rank).min().unwrap_or(9), n.name.clone()));
+    scored.sort_by_key(|(n, f)| {
+        (
+            f.len(),
+            f.iter().map(Failure::rank).min().unwrap_or(9),
+            n.name.clone(),
+        )
+    });
     let (best, fails) = scored.first()?;
     let Some(first) = fails.iter().min_by_key(|f| f.rank()) else {
         // A GPU node fits now: the scheduler has not caught up, or another scheduler owns the Pod.
@@ -179,13 +258,29 @@ pub(super) fn scheduling(ev: &Evidence) -> Option<Verdict> {
                 .iter()
                 .map(|f| match f {
                     Failure::Cordoned => "cordoned".to_string(),
-                    Failure::Taints(t) => format!("untolerated taint {}", t.iter().map(Taint::display).collect::<Vec<_>>().join(", ")),
-                    Failure::Selector => "does not match the pod's nodeSelector/affinity".to_string(),
-                    Failure::NotAdvertised => format!("advertises no {resource}{}", has_gpu_hardware(n).map(|l| format!(" despite {l}")).unwrap_or_default()),
-                    Failure::Busy { allocatable, used } => format!("{used} of {allocatable} {resource} already requested"),
+                    Failure::Taints(t) => format!(
+                        "untolerated taint {}",
+                        t.iter().map(Taint::display).collect::<Vec<_>>().join(", ")
+                    ),
+                    Failure::Selector => {
+                        "does not match the pod's nodeSelector/affinity".to_string()
+                    }
+                    Failure::NotAdvertised => format!(
+                        "advertises no {resource}{}",
+                        has_gpu_hardware(n)
+                            .map(|l| format!(" despite {l}"))
+                            .unwrap_or_default()
+                    ),
+                    Failure::Busy { allocatable, used } => {
+                        format!("{used} of {allocatable} {resource} already requested")
+                    }
                 })
                 .collect();
-            let state = if what.is_empty() { "fits".to_string() } else { what.join("; ") };
+            let state = if what.is_empty() {
+                "fits".to_string()
+            } else {
+                what.join("; ")
+            };
             line(SignalSource::Node, format!("{}: {state}", n.name))
         })
         .collect();
@@ -200,13 +295,23 @@ pub(super) fn scheduling(ev: &Evidence) -> Option<Verdict> {
             }
             details.insert("effect".into(), json!(t.effect));
             let fix = match &t.value {
-                Some(v) if !v.is_empty() => format!("tolerations:\n- key: \"{}\"\n  operator: \"Equal\"\n  value: \"{v}\"\n  effect: \"{}\"", t.key, t.effect),
-                _ => format!("tolerations:\n- key: \"{}\"\n  operator: \"Exists\"\n  effect: \"{}\"", t.key, t.effect),
+                Some(v) if !v.is_empty() => format!(
+                    "tolerations:\n- key: \"{}\"\n  operator: \"Equal\"\n  value: \"{v}\"\n  effect: \"{}\"",
+                    t.key, t.effect
+                ),
+                _ => format!(
+                    "tolerations:\n- key: \"{}\"\n  operator: \"Exists\"\n  effect: \"{}\"",
+                    t.key, t.effect
+                ),
             };
             Verdict {
                 category: Category::Taint,
                 rules: &["GW103", "GW104", "GW102", "GW101"],
-                summary: format!("GPU node {} carries taint {} that the pod does not tolerate", best.name, t.display()),
+                summary: format!(
+                    "GPU node {} carries taint {} that the pod does not tolerate",
+                    best.name,
+                    t.display()
+                ),
                 details,
                 evidence: Vec::new(),
                 fix: Some(fix),
@@ -221,7 +326,18 @@ pub(super) fn scheduling(ev: &Evidence) -> Option<Verdict> {
                 .iter()
                 .flatten()
                 .filter(|p| p.node.as_deref() == Some(best.name.as_str()))
-                .map(|p| format!("{}/{} {}{}", p.namespace, p.name, p.phase.clone().unwrap_or_default(), p.problem.as_ref().map(|x| format!(" ({x})")).unwrap_or_default()))
+                .map(|p| {
+                    format!(
+                        "{}/{} {}{}",
+                        p.namespace,
+                        p.name,
+                        p.phase.clone().unwrap_or_default(),
+                        p.problem
+                            .as_ref()
+                            .map(|x| format!(" ({x})"))
+                            .unwrap_or_default()
+                    )
+                })
                 .collect();
             let plugin_note = match (&ev.cluster.device_plugins, plugins.is_empty()) {
                 (Some(_), true) => "no device-plugin pod runs there".to_string(),
@@ -229,18 +345,32 @@ pub(super) fn scheduling(ev: &Evidence) -> Option<Verdict> {
                 (None, _) => "device-plugin pods could not be read".to_string(),
             };
             details.insert("device_plugin_pods".into(), json!(plugins));
-            evidence.push(line(SignalSource::DevicePlugin, format!("{}: {plugin_note}", best.name)));
+            evidence.push(line(
+                SignalSource::DevicePlugin,
+                format!("{}: {plugin_note}", best.name),
+            ));
             if let Some(cp) = &ev.cluster.cluster_policy {
                 evidence.push(line(
                     SignalSource::Clusterpolicy,
-                    format!("{}: {}{}", cp.name, cp.state.clone().unwrap_or_else(|| "no state".into()), cp.message.as_ref().map(|m| format!(": {m}")).unwrap_or_default()),
+                    format!(
+                        "{}: {}{}",
+                        cp.name,
+                        cp.state.clone().unwrap_or_else(|| "no state".into()),
+                        cp.message
+                            .as_ref()
+                            .map(|m| format!(": {m}"))
+                            .unwrap_or_default()
+                    ),
                 ));
                 details.insert("clusterpolicy_state".into(), json!(cp.state));
             }
             Verdict {
                 category: Category::DevicePlugin,
                 rules: &["GW105"],
-                summary: format!("GPU node {} has GPU hardware ({hw}) but advertises no {resource}; {plugin_note}", best.name),
+                summary: format!(
+                    "GPU node {} has GPU hardware ({hw}) but advertises no {resource}; {plugin_note}",
+                    best.name
+                ),
                 details,
                 evidence: Vec::new(),
                 fix: None,
@@ -258,7 +388,11 @@ pub(super) fn scheduling(ev: &Evidence) -> Option<Verdict> {
             Verdict {
                 category: Category::InsufficientResource,
                 rules: &["GW105"],
-                summary: format!("all {allocatable} {resource} on {} are requested by running pods: {}", best.name, on_best.join(", ")),
+                summary: format!(
+                    "all {allocatable} {resource} on {} are requested by running pods: {}",
+                    best.name,
+                    on_best.join(", ")
+                ),
                 details,
                 evidence: Vec::new(),
                 fix: None,
@@ -270,7 +404,15 @@ pub(super) fn scheduling(ev: &Evidence) -> Option<Verdict> {
             Verdict {
                 category: Category::NodeAffinity,
                 rules: &["GW108"],
-                summary: format!("no GPU node matches the pod's nodeSelector/affinity ({}); nearest is {}", if sel.is_empty() { "required affinity".into() } else { sel.join(", ") }, best.name),
+                summary: format!(
+                    "no GPU node matches the pod's nodeSelector/affinity ({}); nearest is {}",
+                    if sel.is_empty() {
+                        "required affinity".into()
+                    } else {
+                        sel.join(", ")
+                    },
+                    best.name
+                ),
                 details,
                 evidence: Vec::new(),
                 fix: None,
@@ -285,5 +427,8 @@ pub(super) fn scheduling(ev: &Evidence) -> Option<Verdict> {
             fix: None,
         },
     };
-    Some(Verdict { evidence, ..verdict })
+    Some(Verdict {
+        evidence,
+        ..verdict
+    })
 }

@@ -177,8 +177,12 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
         None => None,
     };
     if let Some(rc) = &ev.cluster.runtime_class {
-        for c in causes.iter_mut().filter(|c| c.category == Category::HandlerMissing) {
-            c.details.insert("runtimeclass".into(), Value::from(rc.name.clone()));
+        for c in causes
+            .iter_mut()
+            .filter(|c| c.category == Category::HandlerMissing)
+        {
+            c.details
+                .insert("runtimeclass".into(), Value::from(rc.name.clone()));
             if let Some(h) = &rc.handler {
                 c.evidence.push(EvidenceLine {
                     source: SignalSource::Runtimeclass,
@@ -273,12 +277,21 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
 /// Puts a fact verdict on the message cause it refines (or a new cause of that rule when the message is
 /// gone) and returns its index.
 fn apply_verdict(v: facts::Verdict, causes: &mut Vec<Cause>, ctx: &Context) -> usize {
-    let idx = v.rules.iter().find_map(|id| causes.iter().position(|c| c.rule == Some(*id)));
+    let idx = v
+        .rules
+        .iter()
+        .find_map(|id| causes.iter().position(|c| c.rule == Some(*id)));
     let idx = match idx {
         Some(i) => i,
         None => {
             let rule = crate::rules::by_id(v.rules[0]).expect("verdict rules exist in the table");
-            let f = Finding { rule, captures: BTreeMap::new(), count: None, nodes_total: None, truncated: false };
+            let f = Finding {
+                rule,
+                captures: BTreeMap::new(),
+                count: None,
+                nodes_total: None,
+                truncated: false,
+            };
             causes.push(new_cause(&f, ctx));
             causes.len() - 1
         }
@@ -287,7 +300,14 @@ fn apply_verdict(v: facts::Verdict, causes: &mut Vec<Cause>, ctx: &Context) -> u
     c.category = v.category;
     c.summary = sanitize::line(&v.summary);
     if let Some(node) = v.details.get("node").and_then(Value::as_str) {
-        c.next.insert(0, NextStep { command: format!("kubectl describe node {}", shell_word(node)), place: Where::Cluster, why: "read the node's taints, labels and allocated resources".into() });
+        c.next.insert(
+            0,
+            NextStep {
+                command: format!("kubectl describe node {}", shell_word(node)),
+                place: Where::Cluster,
+                why: "read the node's taints, labels and allocated resources".into(),
+            },
+        );
         if v.category == Category::DevicePlugin {
             c.next.insert(
                 1,
@@ -347,7 +367,12 @@ fn is_blocking(s: &Signal) -> bool {
         ),
         Some(SignalSource::PodStatus) => true,
         Some(SignalSource::Log) | Some(SignalSource::Text) | None => looks_like_error(&s.message),
-        Some(SignalSource::Node | SignalSource::Runtimeclass | SignalSource::DevicePlugin | SignalSource::Clusterpolicy) => false,
+        Some(
+            SignalSource::Node
+            | SignalSource::Runtimeclass
+            | SignalSource::DevicePlugin
+            | SignalSource::Clusterpolicy,
+        ) => false,
     }
 }
 
@@ -586,8 +611,7 @@ fn push_evidence(evidence: &mut Vec<EvidenceLine>, s: &Signal) -> bool {
         text: sanitize::clean(s.message.trim(), true),
         count: s.count,
     };
-    if evidence.iter().any(|e| e.text == line.text)
-    {
+    if evidence.iter().any(|e| e.text == line.text) {
         return true;
     }
     if evidence.len() >= MAX_EVIDENCE {

@@ -4,9 +4,11 @@
 mod common;
 
 mod cli;
+mod collect;
 mod offline;
 mod render;
 
 mod cluster;
 mod controlplane;
 mod krew;
+mod live;

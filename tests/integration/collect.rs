@@ -1,0 +1,190 @@
+//! Hermetic API tests: kube-rs over a tower-test mock apiserver that answers by URL. They cover what a real
+//! apiserver rarely does on demand: malformed payloads, null where a list is expected, 429 and 5xx on
+//! optional reads (gaps), pagination, and a failing read of the Pod itself (an error).
+
+use std::collections::BTreeMap;
+
+use gpuwhy::collect::{TargetSpec, collect};
+use http::{Request, Response, StatusCode};
+use kube::client::Body;
+use serde_json::{Value, json};
+
+type Routes = BTreeMap<&'static str, (u16, Value)>;
+
+/// Serves `routes` by path (query string ignored, except `continue=` which selects `path#2`); any other
+/// path is a 404 Status. Stops after `max` requests or 5 s, whichever is first.
+fn mock(routes: Routes) -> kube::Client {
+    let (svc, mut handle) = tower_test::mock::pair::<Request<Body>, Response<Body>>();
+    tokio::spawn(async move {
+        for _ in 0..64 {
+            let Ok(Some((req, send))) =
+                tokio::time::timeout(std::time::Duration::from_secs(5), handle.next_request())
+                    .await
+            else {
+                return;
+            };
+            let path = req.uri().path().to_string();
+            let query = req.uri().query().unwrap_or("").to_string();
+            assert_eq!(
+                req.method(),
+                http::Method::GET,
+                "gpuwhy only reads: {} {path}",
+                req.method()
+            );
+            let key = if query.contains("continue=") {
+                format!("{path}#2")
+            } else {
+                path.clone()
+            };
+            let (code, body) = routes
+                .iter()
+                .find(|(k, _)| **k == key)
+                .map(|(_, v)| v.clone())
+                .unwrap_or((404, json!({"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "NotFound", "code": 404, "message": format!("{path} not found")})));
+            let bytes = match body {
+                Value::String(s) => s.into_bytes(),
+                v => serde_json::to_vec(&v).unwrap(),
+            };
+            send.send_response(
+                Response::builder()
+                    .status(StatusCode::from_u16(code).unwrap())
+                    .body(Body::from(bytes))
+                    .unwrap(),
+            );
+        }
+    });
+    kube::Client::new(svc, "default")
+}
+
+fn status(code: u16, reason: &str) -> (u16, Value) {
+    (
+        code,
+        json!({"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": reason, "code": code, "message": format!("{reason} from the mock")}),
+    )
+}
+
+fn pending_gpu_pod() -> Value {
+    json!({"kind": "Pod", "apiVersion": "v1",
+        "metadata": {"name": "p", "namespace": "ml", "uid": "u-1"},
+        "spec": {"containers": [{"name": "cuda", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]},
+        "status": {"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+            "message": "0/2 nodes are available: 2 Insufficient nvidia.com/gpu. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."}]}})
+}
+
+fn node(name: &str, gpus: &str, labels: Value) -> Value {
+    json!({"metadata": {"name": name, "labels": labels}, "spec": {}, "status": {"allocatable": {"cpu": "8", "nvidia.com/gpu": gpus, "pods": "110"}}})
+}
+
+#[tokio::test]
+async fn null_lists_pagination_and_gaps_from_429_and_5xx() {
+    let mut routes = Routes::new();
+    routes.insert("/api/v1/namespaces/ml/pods/p", (200, pending_gpu_pod()));
+    // null where a list is expected
+    routes.insert(
+        "/api/v1/namespaces/ml/events",
+        (
+            200,
+            json!({"kind": "EventList", "items": null, "metadata": {}}),
+        ),
+    );
+    routes.insert(
+        "/apis/events.k8s.io/v1/namespaces/ml/events",
+        status(429, "TooManyRequests"),
+    );
+    // two pages of nodes
+    routes.insert("/api/v1/nodes", (200, json!({"kind": "NodeList", "metadata": {"continue": "tok"}, "items": [node("gpu-a", "0", json!({"nvidia.com/gpu.present": "true"}))]})));
+    routes.insert(
+        "/api/v1/nodes#2",
+        (
+            200,
+            json!({"kind": "NodeList", "metadata": {}, "items": [node("cpu-b", "0", json!({}))]}),
+        ),
+    );
+    routes.insert("/api/v1/pods", status(503, "ServiceUnavailable"));
+    let client = mock(routes);
+    let evs = collect(&client, "ml", &TargetSpec::Pod("p".into()))
+        .await
+        .expect("optional failures are gaps");
+    let ev = &evs[0];
+    let nodes = ev.nodes.as_ref().expect("nodes read across two pages");
+    assert_eq!(
+        nodes.iter().map(|n| n.name.as_str()).collect::<Vec<_>>(),
+        vec!["gpu-a", "cpu-b"]
+    );
+    let checks: Vec<&str> = ev.gaps.iter().map(|g| g.check.as_str()).collect();
+    assert!(
+        checks.contains(&"device-plugin pods") && checks.contains(&"pods holding the resource"),
+        "{checks:?}"
+    );
+    assert!(
+        ev.gaps.iter().any(|g| g.reason.contains("503")),
+        "{:?}",
+        ev.gaps
+    );
+    // The diagnosis still stands, and the facts decide: GPU hardware advertising nothing is the device plugin.
+    let d = gpuwhy::diagnose::diagnose(ev);
+    assert_eq!(d.primary.as_str(), "device-plugin", "{d:#?}");
+    assert_eq!(d.causes[0].details["node"], "gpu-a");
+}
+
+#[tokio::test]
+async fn malformed_optional_payloads_are_gaps() {
+    let mut routes = Routes::new();
+    routes.insert("/api/v1/namespaces/ml/pods/p", (200, pending_gpu_pod()));
+    routes.insert(
+        "/api/v1/nodes",
+        (200, Value::String("{\"items\": \"not a list\"".into())),
+    );
+    routes.insert(
+        "/apis/nvidia.com/v1/clusterpolicies",
+        (
+            200,
+            json!({"items": [{"metadata": {"name": "cluster-policy"}, "status": {"state": 7}}]}),
+        ),
+    );
+    let client = mock(routes);
+    let evs = collect(&client, "ml", &TargetSpec::Pod("p".into()))
+        .await
+        .expect("malformed optional reads are gaps");
+    let ev = &evs[0];
+    assert!(ev.nodes.is_none());
+    assert!(
+        ev.gaps
+            .iter()
+            .any(|g| g.check == "nodes" && g.reason.contains("malformed")),
+        "{:?}",
+        ev.gaps
+    );
+    let d = gpuwhy::diagnose::diagnose(ev);
+    assert_eq!(d.primary.as_str(), "insufficient-resource");
+}
+
+#[tokio::test]
+async fn a_failing_pod_read_is_an_error() {
+    let mut routes = Routes::new();
+    routes.insert("/api/v1/namespaces/ml/pods/p", status(500, "InternalError"));
+    let client = mock(routes);
+    let e = collect(&client, "ml", &TargetSpec::Pod("p".into()))
+        .await
+        .unwrap_err();
+    assert_eq!(e.exit_code(), 3, "{e}");
+    let mut routes = Routes::new();
+    routes.insert(
+        "/api/v1/namespaces/ml/pods/p",
+        (
+            200,
+            Value::String("{\"kind\": \"Pod\", \"metadata\": ".into()),
+        ),
+    );
+    let e = collect(&mock(routes), "ml", &TargetSpec::Pod("p".into()))
+        .await
+        .unwrap_err();
+    assert_eq!(e.exit_code(), 3, "{e}");
+    let mut routes = Routes::new();
+    routes.insert("/api/v1/namespaces/ml/pods", (200, json!({"items": [{"metadata": {"name": "trainer-0"}}, {"metadata": {"name": "other"}}]})));
+    let e = collect(&mock(routes), "ml", &TargetSpec::Pod("trainer-O".into()))
+        .await
+        .unwrap_err();
+    assert_eq!(e.exit_code(), 2);
+    assert!(e.to_string().contains("did you mean trainer-0"), "{e}");
+}
