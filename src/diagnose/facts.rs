@@ -131,10 +131,10 @@ fn failures(
         .unwrap_or(0);
     if allocatable == 0 {
         out.push(Failure::NotAdvertised);
-    } else if let Some(used) = used {
-        if allocatable.saturating_sub(used) < request {
-            out.push(Failure::Busy { allocatable, used });
-        }
+    } else if let Some(used) = used
+        && allocatable.saturating_sub(used) < request
+    {
+        out.push(Failure::Busy { allocatable, used });
     }
     out
 }

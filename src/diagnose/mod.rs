@@ -172,10 +172,9 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
     let ctx = Context::new(ev);
     let mut causes = group(&hits, &ctx);
     // When live facts say more than the message, the facts decide (DESIGN §2).
-    let forced = match facts::scheduling(ev).filter(|_| !passed_scheduling) {
-        Some(v) => Some(apply_verdict(v, &mut causes, &ctx)),
-        None => None,
-    };
+    let forced = facts::scheduling(ev)
+        .filter(|_| !passed_scheduling)
+        .map(|v| apply_verdict(v, &mut causes, &ctx));
     if let Some(rc) = &ev.cluster.runtime_class {
         for c in causes
             .iter_mut()
