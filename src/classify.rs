@@ -19,6 +19,8 @@ pub struct Finding {
     pub nodes_total: Option<u32>,
     /// The FitError event was cut at 1024 bytes.
     pub truncated: bool,
+    /// The FitError's counts overlap (old layouts list every failing predicate).
+    pub overlapping: bool,
 }
 
 /// What one message says.
@@ -125,6 +127,7 @@ fn read_normalised(text: &str) -> Reading {
                     count: item.count,
                     nodes_total: fit.nodes_total,
                     truncated: fit.truncated,
+                    overlapping: fit.overlapping,
                 }),
                 None => reading.unexplained.push(item.reason.clone()),
             }
@@ -142,6 +145,7 @@ fn read_normalised(text: &str) -> Reading {
             count: None,
             nodes_total: None,
             truncated: false,
+            overlapping: false,
         }),
         None => reading.unexplained.push(text.to_string()),
     }

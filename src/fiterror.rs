@@ -27,6 +27,9 @@ pub struct FitError {
     pub post_filter: Option<String>,
     /// The event was cut at 1024 bytes (` ...`) so the histogram may be incomplete.
     pub truncated: bool,
+    /// Layouts before the first-failing-filter rule (`… predicates::`, `fit failure summary`) list every
+    /// failing predicate per node, so counts overlap.
+    pub overlapping: bool,
 }
 
 static ANCHOR: LazyLock<Regex> = LazyLock::new(|| {
@@ -92,6 +95,7 @@ pub fn parse(message: &str) -> Option<FitError> {
         items,
         post_filter: post_filter.filter(|p| !p.is_empty()),
         truncated,
+        overlapping: old_style,
     })
 }
 

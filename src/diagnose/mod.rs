@@ -54,6 +54,9 @@ pub struct Cause {
     pub next: Vec<NextStep>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fix: Option<String>,
+    /// From a FitError whose counts overlap (every failing predicate listed per node).
+    #[serde(skip)]
+    overlapping: bool,
 }
 
 /// A line of evidence: who said what.
@@ -246,6 +249,7 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
                 },
             ],
             fix: None,
+            overlapping: false,
         };
         return Diagnosis {
             schema: SCHEMA,
@@ -290,6 +294,7 @@ fn apply_verdict(v: facts::Verdict, causes: &mut Vec<Cause>, ctx: &Context) -> u
                 count: None,
                 nodes_total: None,
                 truncated: false,
+                overlapping: false,
             };
             causes.push(new_cause(&f, ctx));
             causes.len() - 1
@@ -674,6 +679,7 @@ fn group(hits: &[Hit<'_>], ctx: &Context) -> Vec<Cause> {
         {
             cause.details.insert("nodes_total".into(), Value::from(n));
         }
+        cause.overlapping |= h.finding.overlapping;
         if h.finding.truncated && !from_condition {
             cause
                 .details
@@ -765,6 +771,7 @@ fn new_cause(f: &Finding, ctx: &Context) -> Cause {
         details,
         next,
         fix: rule.fix.map(|f| fill(f, &ctx.vars, &local, false)),
+        overlapping: f.overlapping,
     }
 }
 
@@ -782,6 +789,7 @@ fn pick_primary(causes: &[Cause], gpu_selector: bool) -> usize {
                 (
                     causes[i].category == Category::Other,
                     category_rank(causes[i].category),
+                    is_fallback(&causes[i]),
                     4 - gate_rank(causes[i].gate),
                     i,
                 )
@@ -799,8 +807,19 @@ fn pick_primary(causes: &[Cause], gpu_selector: bool) -> usize {
     }
     *in_gate
         .iter()
-        .min_by_key(|&&i| (category_rank(causes[i].category), i))
+        .min_by_key(|&&i| {
+            (
+                category_rank(causes[i].category),
+                is_fallback(&causes[i]),
+                i,
+            )
+        })
         .unwrap_or(&0)
+}
+
+/// Catch-all rules that a more specific rule of the same category should beat.
+fn is_fallback(c: &Cause) -> bool {
+    matches!(c.rule, Some("GW211" | "GW305" | "GW410" | "GW118"))
 }
 
 fn detail<'c>(c: &'c Cause, key: &str) -> Option<&'c str> {
@@ -842,7 +861,26 @@ fn scheduling_primary(causes: &[Cause], idx: &[usize], gpu_selector: bool) -> Op
             || (rule(c, "GW110") && c.details.contains_key("count"))
     };
     let named_custom_taint = |c: &Cause| rule(c, "GW103") || (gpu_selector && rule(c, "GW104"));
-    find(&after_fit)
+    let count = |c: &Cause| c.details.get("count").and_then(Value::as_u64);
+    // A reason that every node reports blocks every node: it is what to fix.
+    let universal = |c: &Cause| {
+        count(c).is_some() && count(c) == c.details.get("nodes_total").and_then(Value::as_u64)
+    };
+    // Old layouts list every failing predicate per node; the most widespread one is the blocker.
+    let widest = || {
+        idx.iter()
+            .copied()
+            .filter(|&i| causes[i].overlapping && count(&causes[i]).is_some())
+            .max_by_key(|&i| {
+                (
+                    count(&causes[i]),
+                    std::cmp::Reverse(category_rank(causes[i].category)),
+                )
+            })
+    };
+    find(&universal)
+        .or_else(widest)
+        .or_else(|| find(&after_fit))
         .or_else(|| find(&|c| rule(c, "GW103") && detail(c, "key").is_some_and(gpu_key)))
         .or_else(|| {
             find(&|c| {

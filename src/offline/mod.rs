@@ -56,7 +56,7 @@ pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
     {
         return Ok((Format::Json, evs?));
     }
-    if trimmed.starts_with('{') || trimmed.starts_with('[') {
+    if looks_like_json(trimmed) {
         return match serde_json::from_str::<serde_json::Value>(trimmed) {
             Ok(v) => Ok((Format::Json, objects::read(vec![v], what)?)),
             Err(json_err) => {
@@ -144,6 +144,20 @@ fn split_by_object(ev: Evidence) -> Vec<Evidence> {
         });
     }
     out
+}
+
+/// `{"…` or `[{…` (not a bracketed tag such as `[Bug] …` or `[Warning] …` at the start of pasted text).
+fn looks_like_json(s: &str) -> bool {
+    let mut chars = s.chars();
+    let next = |c: &mut std::str::Chars<'_>| c.find(|c| !c.is_whitespace());
+    match chars.next() {
+        Some('{') => matches!(next(&mut chars), Some('"' | '}') | None),
+        Some('[') => matches!(
+            next(&mut chars),
+            Some('{' | '[' | '"' | ']' | '-' | '0'..='9') | None
+        ),
+        _ => false,
+    }
 }
 
 fn looks_like_log_json(s: &str) -> bool {

@@ -107,6 +107,16 @@ pub(super) fn read(input: &str) -> Evidence {
     }
     flush_plain(&mut plain, &mut ev);
     if pod_seen {
+        // `Status: Failed` with a `Reason:` and no `Message:` (kubelet admission, e.g. OutOfnvidia.com/gpu).
+        if let (Some(reason), None) = (&pod.reason, &pod.message) {
+            ev.signals.push(Signal {
+                source: Some(SignalSource::PodStatus),
+                reason: Some(reason.clone()),
+                message: reason.clone(),
+                count: 1,
+                ..Default::default()
+            });
+        }
         if pod.scheduled.is_none() && pod.node_name.is_some() {
             pod.scheduled = Some("True".into());
         }
