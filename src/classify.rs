@@ -60,6 +60,13 @@ fn normalise_with(message: &str, glue: &str) -> String {
                 .replace("''", "'"),
         );
     }
+    // Markdown links a tracker made of domain-like words: `[nvidia.com/gpu](http://nvidia.com/gpu)`.
+    if s.contains("](http") {
+        static LINK: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+            regex::Regex::new(r"\[([^\]\n]+)\]\(https?://[^)\s]*\)").expect("link regex")
+        });
+        s = Cow::Owned(LINK.replace_all(&s, "$1").into_owned());
+    }
     let mut out = String::with_capacity(s.len());
     for (i, line) in s.split('\n').enumerate() {
         let line = line.trim();
@@ -230,6 +237,14 @@ mod tests {
         assert_eq!(
             normalise("**0/1 nodes** are `available`"),
             "0/1 nodes are available"
+        );
+    }
+
+    #[test]
+    fn markdown_links_are_unwrapped() {
+        assert_eq!(
+            normalise("1 Insufficient [nvidia.com/gpu](http://nvidia.com/gpu),"),
+            "1 Insufficient nvidia.com/gpu,"
         );
     }
 

@@ -878,10 +878,25 @@ fn scheduling_primary(causes: &[Cause], idx: &[usize], gpu_selector: bool) -> Op
                 )
             })
     };
+    // A taint on a dedicated pool (not the control plane, infra or a node condition) marks where the GPUs
+    // are: the untainted nodes said Insufficient, the pool never reached the resource check.
+    let pool_taint = |c: &Cause| {
+        rule(c, "GW103")
+            && !detail(c, "key").is_some_and(|k| {
+                k.starts_with("node-role.kubernetes.io/") || k == "CriticalAddonsOnly"
+            })
+    };
     find(&universal)
         .or_else(widest)
         .or_else(|| find(&after_fit))
-        .or_else(|| find(&|c| rule(c, "GW103") && detail(c, "key").is_some_and(gpu_key)))
+        .or_else(|| {
+            find(&|c| {
+                rule(c, "GW103")
+                    && (detail(c, "key").is_some_and(gpu_key)
+                        || detail(c, "value").is_some_and(gpu_key))
+            })
+        })
+        .or_else(|| find(&pool_taint))
         .or_else(|| {
             find(&|c| {
                 (rule(c, "GW105") && detail(c, "resource").is_some_and(is_gpu_resource))

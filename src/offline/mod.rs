@@ -70,6 +70,10 @@ pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
                     _ if trimmed.starts_with('{') && looks_like_log_json(trimmed) => {
                         Ok((Format::Text, vec![text::read(input)]))
                     }
+                    // `[422] …`, `[2024-…] …`: a bracketed tag on pasted text, not JSON.
+                    _ if !strongly_json(trimmed) => {
+                        Ok((Format::Text, split_by_object(text::read(input))))
+                    }
                     _ => Err(Error::BadInput {
                         what: what.into(),
                         why: format!("invalid JSON: {json_err}"),
@@ -158,6 +162,17 @@ fn looks_like_json(s: &str) -> bool {
         ),
         _ => false,
     }
+}
+
+/// Text that can only be JSON: an object with a quoted key, or an array of objects, arrays or strings.
+fn strongly_json(s: &str) -> bool {
+    let mut chars = s.chars();
+    let first = chars.next();
+    let second = chars.find(|c| !c.is_whitespace());
+    matches!(
+        (first, second),
+        (Some('{'), Some('"' | '}')) | (Some('['), Some('{' | '[' | '"'))
+    )
 }
 
 fn looks_like_log_json(s: &str) -> bool {

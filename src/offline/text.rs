@@ -173,8 +173,7 @@ fn is_table_noise(line: &str) -> bool {
         || (t.starts_with("Type") && t.contains("Reason") && t.contains("Message"))
         || (t.contains("LAST SEEN") && t.contains("REASON"))
         || (t.starts_with("FirstSeen") && t.contains("Reason"))
-        || t == "```"
-        || t.starts_with("```")
+        || (t.starts_with("```") && t[3..].chars().all(|c| c.is_ascii_alphanumeric()))
 }
 
 fn flush_plain(plain: &mut Vec<String>, ev: &mut Evidence) {

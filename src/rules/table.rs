@@ -848,7 +848,7 @@ pub static RULES: &[Rule] = &[
         category: C::InvalidSpec,
         gate: G::Admission,
         looks_at: "apiserver reply to create (422), FailedCreate event on the owner",
-        pattern: r#"\bPod "(?P<invalid_pod>[^"]*)" is invalid:|\bpods? "[^"]*" is invalid:"#,
+        pattern: r#"\b(?:Pod|[A-Z][A-Za-z]+(?:\.[a-z0-9-]+)+|[A-Z][a-z]+[A-Za-z]*) "(?P<invalid_pod>[^"]*)" is invalid:|\bpods? "[^"]*" is invalid:"#,
         summary: "the apiserver rejected the pod spec as invalid",
         explanation: doc!(
             "Validation rejected the Pod (HTTP 422); it is never created. The field errors follow the colon.",
@@ -1222,7 +1222,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "Failed event, container waiting/terminated message",
-        pattern: r#"(?:exec: "|fork/exec )(?P<binary>[^"\s:]*nvidia-container-runtime[^"\s:]*)"?:? (?:executable file not found|no such file or directory)"#,
+        pattern: r#"(?:exec: "|fork/exec )(?P<binary>[^"\s:]*nvidia-container-runtime[^"\s:]*)"?:? (?:executable file not found|no such file or directory|exec format error|permission denied)"#,
         summary: "the node's runtime config points to {binary}, which is not installed",
         explanation: doc!(
             "containerd has the nvidia runtime configured, but the binary it points to does not exist on the node.",
@@ -1457,6 +1457,36 @@ pub static RULES: &[Rule] = &[
         example: "invoking the NVIDIA Container Runtime Hook directly (e.g. specifying the docker --gpus flag) is not supported. Please use the NVIDIA Container Runtime (e.g. specify the --runtime=nvidia flag) instead",
         example_source: "messages.md NVIDIA-RT-1 (hook used directly without the runtime)",
         near_miss: "Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for \"nvidia\" is configured",
+    },
+    Rule {
+        id: "GW414",
+        name: "docker-gpu-device-driver-missing",
+        category: C::RuntimeHook,
+        gate: G::Runtime,
+        looks_at: "docker/cri-dockerd start error",
+        pattern: r#"could not select device driver "(?P<driver>[^"]*)" with capabilities"#,
+        summary: "docker on the node has no GPU device driver: the NVIDIA Container Toolkit (or CDI) is not set up for it",
+        explanation: doc!(
+            "Docker could not find a device driver for the GPU request (`--gpus`, or a CDI device with the `cdi` driver).",
+            "The NVIDIA Container Toolkit is not installed or not registered with Docker, Docker was not restarted after it was, or CDI is not enabled in Docker's features (`\"cdi\": true`).",
+            "Install and configure the toolkit for Docker (`nvidia-ctk runtime configure --runtime=docker`), enable CDI if the device is a CDI name, and restart Docker.",
+        ),
+        next: &[
+            Next {
+                command: "nvidia-ctk runtime configure --runtime=docker && systemctl restart docker",
+                place: Node,
+                why: "register the NVIDIA runtime with Docker",
+            },
+            Next {
+                command: "docker info --format '{{json .Runtimes}}'",
+                place: Node,
+                why: "check that Docker knows the nvidia runtime",
+            },
+        ],
+        fix: None,
+        example: "docker: Error response from daemon: could not select device driver \"cdi\" with capabilities: [].",
+        example_source: "tests/fixtures/real/c013-docker-rootless-cdi-driver-not-selected.txt (issue URL in MANIFEST.tsv)",
+        near_miss: "CDI devices (nvidia.com/gpu=0) requested but CDI support is explicitly disabled",
     },
     Rule {
         id: "GW501",
