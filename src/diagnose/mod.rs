@@ -506,7 +506,17 @@ impl Context {
                 ev.target.name.clone().unwrap_or_default()
             )
         });
-        let owner = this
+        // The object whose FailedCreate events explain a refusal (a Deployment's ReplicaSet) comes first.
+        let refused = ev
+            .signals
+            .iter()
+            .find(|s| {
+                s.source == Some(SignalSource::OwnerEvent)
+                    && s.reason.as_deref() == Some("FailedCreate")
+            })
+            .and_then(|s| s.object.clone());
+        let owner = refused
+            .or(this)
             .or_else(|| pod.and_then(|p| p.owner.clone()))
             .or_else(|| {
                 ev.signals
