@@ -94,6 +94,17 @@ enum Read<T> {
     Failed(String),
 }
 
+impl<T> Read<T> {
+    fn map<U>(self, f: impl FnOnce(T) -> U) -> Read<U> {
+        match self {
+            Read::Ok(v) => Read::Ok(f(v)),
+            Read::Missing(m) => Read::Missing(m),
+            Read::Forbidden(m) => Read::Forbidden(m),
+            Read::Failed(m) => Read::Failed(m),
+        }
+    }
+}
+
 /// GET a path as JSON. Unreachable or unauthenticated clusters are errors; API statuses are `Read`s.
 async fn get<T: serde::de::DeserializeOwned>(client: &kube::Client, path: &str) -> Result<Read<T>> {
     let req = http::Request::get(path)
@@ -568,12 +579,7 @@ async fn list_events(
         },
     )
     .await?;
-    Ok(match r {
-        Read::Ok(()) => Read::Ok(out),
-        Read::Missing(m) => Read::Missing(m),
-        Read::Forbidden(m) => Read::Forbidden(m),
-        Read::Failed(m) => Read::Failed(m),
-    })
+    Ok(r.map(|()| out))
 }
 
 #[derive(Deserialize, Default)]
@@ -664,26 +670,15 @@ async fn read_nodes(
         return Ok(Read::Ok(Vec::new()));
     }
     if let Some(n) = node {
-        return Ok(
-            match get::<MiniNode>(client, &format!("/api/v1/nodes/{}", enc(n))).await? {
-                Read::Ok(node) => Read::Ok(vec![node.facts(resource, keys)]),
-                Read::Missing(m) => Read::Missing(m),
-                Read::Forbidden(m) => Read::Forbidden(m),
-                Read::Failed(m) => Read::Failed(m),
-            },
-        );
+        let node = get::<MiniNode>(client, &format!("/api/v1/nodes/{}", enc(n))).await?;
+        return Ok(node.map(|node| vec![node.facts(resource, keys)]));
     }
     let mut nodes = Vec::new();
     let r = list_pages::<MiniNode, _>(client, "/api/v1/nodes", "", |items| {
         nodes.extend(items.into_iter().map(|n| n.facts(resource, keys)))
     })
     .await?;
-    Ok(match r {
-        Read::Ok(()) => Read::Ok(nodes),
-        Read::Missing(m) => Read::Missing(m),
-        Read::Forbidden(m) => Read::Forbidden(m),
-        Read::Failed(m) => Read::Failed(m),
-    })
+    Ok(r.map(|()| nodes))
 }
 
 async fn read_runtime_class(client: &kube::Client, name: &str) -> Result<Read<RuntimeClassFacts>> {
@@ -829,12 +824,7 @@ async fn read_holders(client: &kube::Client, resource: &str) -> Result<Read<Vec<
         }
     })
     .await?;
-    Ok(match r {
-        Read::Ok(()) => Read::Ok(out),
-        Read::Missing(m) => Read::Missing(m),
-        Read::Forbidden(m) => Read::Forbidden(m),
-        Read::Failed(m) => Read::Failed(m),
-    })
+    Ok(r.map(|()| out))
 }
 
 /// Device-plugin Pods of every known vendor, cluster-wide, each selector read concurrently.
