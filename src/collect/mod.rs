@@ -341,12 +341,14 @@ async fn collect_pod(
         )
         .chain(GPU_HARDWARE_LABELS.iter().map(|s| s.to_string()))
         .collect();
+    let selector = node_label_selector(&facts.node_selector, &facts.required_affinity);
     let nodes = read_nodes(
         client,
         facts.node_name.as_deref(),
         resource.as_deref(),
         &label_keys,
         unscheduled || resource.is_some(),
+        selector.as_deref(),
     );
     let runtime_class = async {
         match &facts.runtime_class_name {
@@ -665,6 +667,7 @@ async fn read_nodes(
     resource: Option<&str>,
     keys: &BTreeSet<String>,
     want: bool,
+    selector: Option<&str>,
 ) -> Result<Read<Vec<NodeFacts>>> {
     if !want {
         return Ok(Read::Ok(Vec::new()));
@@ -673,12 +676,68 @@ async fn read_nodes(
         let node = get::<MiniNode>(client, &format!("/api/v1/nodes/{}", enc(n))).await?;
         return Ok(node.map(|node| vec![node.facts(resource, keys)]));
     }
-    let mut nodes = Vec::new();
-    let r = list_pages::<MiniNode, _>(client, "/api/v1/nodes", "", |items| {
-        nodes.extend(items.into_iter().map(|n| n.facts(resource, keys)))
-    })
-    .await?;
-    Ok(r.map(|()| nodes))
+    let list = |query: String| async move {
+        let mut nodes = Vec::new();
+        let r = list_pages::<MiniNode, _>(client, "/api/v1/nodes", &query, |items| {
+            nodes.extend(items.into_iter().map(|n| n.facts(resource, keys)))
+        })
+        .await?;
+        Ok::<_, Error>(r.map(|()| nodes))
+    };
+    // The scheduler only considers nodes that match the Pod's selector, so ask the apiserver for those first.
+    // Only when none of them has a GPU do the others matter (they say "the selector excludes the GPU
+    // nodes"), and only then is every node read.
+    if let Some(sel) = selector {
+        let narrowed = list(format!("labelSelector={}", enc(sel))).await?;
+        let has_gpu = |n: &NodeFacts| {
+            resource.is_some_and(|r| n.allocatable.get(r).is_some_and(|q| q.trim() != "0"))
+                || GPU_HARDWARE_LABELS
+                    .iter()
+                    .any(|k| n.labels.contains_key(*k))
+        };
+        match narrowed {
+            Read::Ok(nodes) if nodes.iter().any(has_gpu) => return Ok(Read::Ok(nodes)),
+            Read::Ok(_) => {}
+            other => return Ok(other),
+        }
+    }
+    list(String::new()).await
+}
+
+/// The Pod's nodeSelector and (single-term) required node affinity as an apiserver label selector.
+fn node_label_selector(
+    selector: &BTreeMap<String, String>,
+    affinity: &[Vec<(String, String, Vec<String>)>],
+) -> Option<String> {
+    let valid = |s: &str| {
+        !s.is_empty()
+            && s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-_./".contains(&b))
+    };
+    let mut parts: Vec<String> = Vec::new();
+    for (k, v) in selector {
+        if !valid(k) || !(v.is_empty() || valid(v)) {
+            return None;
+        }
+        parts.push(format!("{k}={v}"));
+    }
+    if let [term] = affinity {
+        for (k, op, values) in term {
+            if !valid(k) || values.iter().any(|v| !valid(v)) {
+                return None;
+            }
+            match op.as_str() {
+                "In" if !values.is_empty() => parts.push(format!("{k} in ({})", values.join(","))),
+                "NotIn" if !values.is_empty() => {
+                    parts.push(format!("{k} notin ({})", values.join(",")))
+                }
+                "Exists" => parts.push(k.clone()),
+                "DoesNotExist" => parts.push(format!("!{k}")),
+                _ => {}
+            }
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join(","))
 }
 
 async fn read_runtime_class(client: &kube::Client, name: &str) -> Result<Read<RuntimeClassFacts>> {
@@ -1135,6 +1194,35 @@ mod tests {
         );
         assert!(TargetSpec::parse("svc/x").is_err());
         assert!(TargetSpec::parse("deploy/").is_err());
+    }
+
+    #[test]
+    fn selectors_become_label_selectors() {
+        let sel: BTreeMap<String, String> = [(
+            "nvidia.com/gpu.product".to_string(),
+            "NVIDIA-H100-80GB-HBM3".to_string(),
+        )]
+        .into();
+        assert_eq!(
+            node_label_selector(&sel, &[]).as_deref(),
+            Some("nvidia.com/gpu.product=NVIDIA-H100-80GB-HBM3")
+        );
+        let aff = vec![vec![(
+            "topology.kubernetes.io/zone".to_string(),
+            "In".to_string(),
+            vec!["zone-a".to_string()],
+        )]];
+        assert_eq!(
+            node_label_selector(&BTreeMap::new(), &aff).as_deref(),
+            Some("topology.kubernetes.io/zone in (zone-a)")
+        );
+        // Two OR-ed terms cannot be one selector; odd values are not sent.
+        assert_eq!(
+            node_label_selector(&BTreeMap::new(), &[aff[0].clone(), aff[0].clone()]),
+            None
+        );
+        let odd: BTreeMap<String, String> = [("k".to_string(), "a b".to_string())].into();
+        assert_eq!(node_label_selector(&odd, &[]), None);
     }
 
     #[test]

@@ -345,6 +345,18 @@ pub(super) fn scheduling(ev: &Evidence) -> Option<Verdict> {
                 (None, _) => "device-plugin pods could not be read".to_string(),
             };
             details.insert("device_plugin_pods".into(), json!(plugins));
+            if let Some(p) = ev
+                .cluster
+                .device_plugins
+                .iter()
+                .flatten()
+                .find(|p| p.node.as_deref() == Some(best.name.as_str()))
+            {
+                details.insert(
+                    "device_plugin_pod".into(),
+                    json!(format!("{}/{}", p.namespace, p.name)),
+                );
+            }
             evidence.push(line(
                 SignalSource::DevicePlugin,
                 format!("{}: {plugin_note}", best.name),

@@ -195,6 +195,27 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
             }
         }
     }
+    if let Some(p) = pod.filter(|p| p.node_name.is_none()) {
+        let scheduler = p.scheduler_name.as_deref().unwrap_or("default-scheduler");
+        let heard = ev.signals.iter().any(|s| {
+            matches!(
+                s.source,
+                Some(SignalSource::Condition | SignalSource::Event)
+            )
+        });
+        if scheduler != "default-scheduler" && !heard {
+            gaps.push(Gap {
+                check: "scheduler".into(),
+                reason: format!("the pod asks for scheduler {scheduler:?}, which has written no event or condition for it: is that scheduler running?"),
+            });
+        }
+        if !p.scheduling_gates.is_empty() {
+            gaps.push(Gap {
+                check: "scheduling gates".into(),
+                reason: format!("held by {}", p.scheduling_gates.join(", ")),
+            });
+        }
+    }
     if causes.is_empty() {
         let unexplained: Vec<_> = unexplained
             .into_iter()
@@ -322,6 +343,25 @@ fn apply_verdict(v: facts::Verdict, causes: &mut Vec<Cause>, ctx: &Context) -> u
                 },
             );
         }
+    }
+    if let Some((ns, name)) = v
+        .details
+        .get("device_plugin_pod")
+        .and_then(Value::as_str)
+        .and_then(|p| p.split_once('/'))
+    {
+        c.next.insert(
+            0,
+            NextStep {
+                command: format!(
+                    "kubectl logs -n {} {} --all-containers --tail=50",
+                    shell_word(ns),
+                    shell_word(name)
+                ),
+                place: Where::Cluster,
+                why: "read why the device plugin on that node advertises nothing".into(),
+            },
+        );
     }
     c.details.extend(v.details);
     c.evidence.extend(v.evidence);
