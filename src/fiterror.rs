@@ -90,12 +90,31 @@ pub fn parse(message: &str) -> Option<FitError> {
     } else {
         split_counted(histogram)
     };
+    // Old schedulers listed every failing predicate per node: counts that add up past N overlap. (A node
+    // may list several `Insufficient` reasons in any version, so those count once, at their largest.)
+    let overlapping = old_style
+        || nodes_total.is_some_and(|n| {
+            let insufficient =
+                |i: &&FitItem| i.reason.to_ascii_lowercase().starts_with("insufficient ");
+            let others: u32 = items
+                .iter()
+                .filter(|i| !insufficient(i))
+                .filter_map(|i| i.count)
+                .sum();
+            let widest = items
+                .iter()
+                .filter(insufficient)
+                .filter_map(|i| i.count)
+                .max()
+                .unwrap_or(0);
+            others + widest > n
+        });
     Some(FitError {
         nodes_total,
         items,
         post_filter: post_filter.filter(|p| !p.is_empty()),
         truncated,
-        overlapping: old_style,
+        overlapping,
     })
 }
 
@@ -317,6 +336,19 @@ mod tests {
     fn histogram_ends_at_the_first_sentence() {
         let f = parse("0/5 nodes are available: 5 node(s) didn't match Pod's node affinity/selector. pod didn't trigger scale-up: 8 node(s) had taint {a: b}, that the pod didn't tolerate").unwrap();
         assert_eq!(f.items.len(), 1);
+    }
+
+    #[test]
+    fn overlap_is_detected_from_counts() {
+        assert!(parse("0/4 nodes are available: 1 Insufficient cpu, 1 Insufficient memory, 1 NodeUnschedulable, 3 MatchNodeSelector.").unwrap().overlapping);
+        assert!(!parse("0/2 nodes are available: 1 Insufficient nvidia.com/gpucores, 1 Insufficient nvidia.com/gpumem, 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }.").unwrap().overlapping);
+        assert!(
+            !parse(
+                "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu."
+            )
+            .unwrap()
+            .overlapping
+        );
     }
 
     #[test]

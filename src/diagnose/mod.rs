@@ -93,12 +93,16 @@ pub fn diagnose(ev: &Evidence) -> Diagnosis {
     diagnose_with(ev, &mut Readings::default())
 }
 
-/// Diagnoses many targets, reading each distinct message once (a large EventList repeats them).
+/// Diagnoses many targets, reading each distinct message once (a large EventList repeats them). The
+/// blocked targets come first, in input order.
 pub fn diagnose_all(evs: &[Evidence]) -> Vec<Diagnosis> {
     let mut readings = Readings::default();
-    evs.iter()
+    let mut out: Vec<Diagnosis> = evs
+        .iter()
         .map(|ev| diagnose_with(ev, &mut readings))
-        .collect()
+        .collect();
+    out.sort_by_key(|d| !d.is_blocked());
+    out
 }
 
 /// What each distinct message said, shared across targets.
@@ -662,7 +666,15 @@ fn push_evidence(evidence: &mut Vec<EvidenceLine>, s: &Signal) -> bool {
     let line = EvidenceLine {
         source: s.source.unwrap_or(SignalSource::Text),
         reason: s.reason.clone(),
-        text: sanitize::clean(s.message.trim(), true),
+        // A reason-only signal (a `get pods` STATUS, `Reason:` without a message) shows its reason.
+        text: sanitize::clean(
+            if s.message.trim().is_empty() {
+                s.reason.as_deref().unwrap_or("")
+            } else {
+                s.message.trim()
+            },
+            true,
+        ),
         count: s.count,
     };
     if evidence.iter().any(|e| e.text == line.text) {

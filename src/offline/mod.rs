@@ -88,6 +88,8 @@ pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
     {
         return Ok((Format::Yaml, evs));
     }
+    let unquoted = unquote(input);
+    let input = unquoted.as_deref().unwrap_or(input);
     let ev = text::read(input);
     let format = if text::is_describe(input) {
         Format::Describe
@@ -95,6 +97,22 @@ pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
         Format::Text
     };
     Ok((format, split_by_object(ev)))
+}
+
+/// A paste quoted as markdown (`> ` on most lines) without the quote markers.
+fn unquote(input: &str) -> Option<String> {
+    let lines: Vec<&str> = input.lines().filter(|l| !l.trim().is_empty()).collect();
+    let quoted = lines.iter().filter(|l| l.starts_with('>')).count();
+    if lines.is_empty() || quoted * 2 < lines.len() {
+        return None;
+    }
+    let strip = |l: &str| {
+        l.strip_prefix("> ")
+            .or_else(|| l.strip_prefix('>'))
+            .unwrap_or(l)
+            .to_string()
+    };
+    Some(input.lines().map(strip).collect::<Vec<_>>().join("\n"))
 }
 
 /// A `kubectl get events` table about several objects becomes one Evidence per object.

@@ -83,6 +83,27 @@ pub(super) fn read(input: &str) -> Evidence {
                 continue;
             }
         }
+        // `kubectl get pods`: NAME READY STATUS RESTARTS AGE; a row's STATUS is the Pod's reason.
+        if is_pods_header(line) {
+            flush_plain(&mut plain, &mut ev);
+            let mut j = i + 1;
+            while j < lines.len() {
+                let Some(signal) = pods_row(lines[j]) else {
+                    break;
+                };
+                ev.signals.push(signal);
+                j += 1;
+            }
+            i = j;
+            continue;
+        }
+        // A `get pods` row without its header (`| grep`): NAME 0/1 STATUS RESTARTS AGE.
+        if let Some(signal) = pods_row(line).filter(|_| is_headerless_pods_row(line)) {
+            flush_plain(&mut plain, &mut ev);
+            ev.signals.push(signal);
+            i += 1;
+            continue;
+        }
         if let Some(row) = event_row(line) {
             flush_plain(&mut plain, &mut ev);
             let (mut signal, used) = continue_row(row, &lines, i);
@@ -144,6 +165,57 @@ pub(super) fn read(input: &str) -> Evidence {
         }
     }
     ev
+}
+
+fn is_pods_header(line: &str) -> bool {
+    let cols: Vec<&str> = line.split_whitespace().collect();
+    let at = |name: &str| cols.iter().position(|c| *c == name);
+    matches!((at("NAME"), at("READY"), at("STATUS")), (Some(n), Some(r), Some(s)) if n < r && r < s)
+}
+
+fn is_headerless_pods_row(line: &str) -> bool {
+    let cols: Vec<&str> = line.split_whitespace().collect();
+    cols.len() >= 5
+        && cols[1]
+            .split_once('/')
+            .is_some_and(|(a, b)| a.parse::<u32>().is_ok() && b.parse::<u32>().is_ok())
+        && cols[2]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_uppercase())
+        && cols[3].chars().next().is_some_and(|c| c.is_ascii_digit())
+}
+
+fn pods_row(line: &str) -> Option<Signal> {
+    let cols: Vec<&str> = line.split_whitespace().collect();
+    // [NAMESPACE] NAME READY STATUS …, READY looks like 0/1.
+    let ready_at = cols.iter().position(|c| {
+        c.split_once('/')
+            .is_some_and(|(a, b)| a.parse::<u32>().is_ok() && b.parse::<u32>().is_ok())
+    })?;
+    let name = cols.get(ready_at.checked_sub(1)?)?;
+    let status = cols.get(ready_at + 1)?;
+    // In-progress states say nothing about a block on their own.
+    let healthy =
+        matches!(
+            *status,
+            "Running"
+                | "Completed"
+                | "Succeeded"
+                | "Pending"
+                | "ContainerCreating"
+                | "PodInitializing"
+                | "Terminating"
+        ) || status.starts_with("Init:") && !status.contains("Err") && !status.contains("BackOff");
+    Some(Signal {
+        source: Some(SignalSource::PodStatus),
+        reason: Some(sanitize::line(status)),
+        kind: Some(if healthy { "Normal" } else { "Warning" }.into()),
+        message: String::new(),
+        count: 1,
+        object: Some(format!("pod/{}", sanitize::line(name))),
+        ..Default::default()
+    })
 }
 
 fn note_assigned(s: &Signal, ev: &mut Evidence, pod: &mut PodFacts) {

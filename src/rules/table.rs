@@ -317,7 +317,7 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Scheduling,
         looks_at: "FailedScheduling event, PodScheduled condition",
-        pattern: r"didn't match pod (?:anti-)?affinity rules|didn't satisfy existing pods anti-affinity rules|didn't match pod topology spread constraints|pod affinity terms conflict|\bMatchInterPodAffinity\b",
+        pattern: r"didn't match pod (?:anti-)?affinity rules|didn't match pod affinity/anti-affinity|didn't satisfy existing pods anti-affinity rules|didn't match pod topology spread constraints|pod affinity terms conflict|\bMatchInterPodAffinity\b",
         summary: "{count} node(s) fail the pod's inter-pod affinity, anti-affinity or topology spread rules",
         explanation: doc!(
             "The nodes were excluded by rules about other Pods, not by the GPU.",
@@ -597,6 +597,36 @@ pub static RULES: &[Rule] = &[
         near_miss: "nvidia-container-cli: initialization error: nvml error: driver not loaded",
     },
     Rule {
+        id: "GW123",
+        name: "gpu-marked-unhealthy-by-device-plugin",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "device-plugin Pod log",
+        pattern: r"device marked unhealthy|Marking it unhealthy|Failed to start health check",
+        summary: "the device plugin marks GPUs unhealthy, so the node stops advertising them",
+        explanation: doc!(
+            "The device plugin's health check marked a GPU unhealthy; unhealthy devices are left out of allocatable, so GPU Pods see `Insufficient` or are rejected at admission.",
+            "An XID error, a GPU that fell off the bus, or a GPU too old for NVML health events.",
+            "Check the GPU on the node (`nvidia-smi`, `dmesg | grep -i xid`); for GPUs without health-event support, disable the health check (`DP_DISABLE_HEALTHCHECKS`).",
+        ),
+        next: &[
+            Next {
+                command: "nvidia-smi -q | grep -i -A3 -E 'xid|retired|remapp'",
+                place: Node,
+                why: "look for GPU faults",
+            },
+            Next {
+                command: "kubectl describe node {node}",
+                place: Cluster,
+                why: "compare capacity and allocatable for the GPU",
+            },
+        ],
+        fix: None,
+        example: "2018/02/27 16:43:50 Warning: GPU with UUID GPU-edae6d5d-6698-fb8d-2c6b-2a791224f089 is too old to support healtchecking with error: %!s(MISSING). Marking it unhealthy",
+        example_source: "tests/fixtures/real/d044-device-plugin-gpu-too-old-healthcheck-unhealthy.txt (issue URL in MANIFEST.tsv)",
+        near_miss: "Allocate failed due to no healthy devices present; cannot allocate unhealthy devices nvidia.com/gpu, which is unexpected",
+    },
+    Rule {
         id: "GW201",
         name: "runtimeclass-not-found",
         category: C::RuntimeclassNotFound,
@@ -733,7 +763,7 @@ pub static RULES: &[Rule] = &[
         category: C::Quota,
         gate: G::Admission,
         looks_at: "apiserver reply to create (403), FailedCreate event on the owner",
-        pattern: r"failed quota: (?P<quota>[^:]+): must specify (?P<missing>.+)",
+        pattern: r"failed quota: (?P<quota>[^:]+): must specify (?P<missing>.+)|(?P<old_missing>\w+) is limited by quota, must make explicit request|\w+ quota is \S+, current usage is \S+, requesting \S+",
         summary: "the ResourceQuota {quota} requires the pod to set {missing}",
         explanation: doc!(
             "A quota on cpu/memory makes requests or limits for them mandatory, and the Pod does not set them.",
@@ -825,7 +855,7 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Admission,
         looks_at: "apiserver reply to create, FailedCreate event on the owner",
-        pattern: r#"admission webhook "(?P<webhook>[^"]+)" denied the request|violates PodSecurity "(?P<level>[^"]+)"|error looking up service account"#,
+        pattern: r#"admission webhook "(?P<webhook>[^"]+)" denied the request|violates PodSecurity "(?P<level>[^"]+)"|error looking up service account|disallowed by cluster policy"#,
         summary: "an admission webhook or policy rejected the pod",
         explanation: doc!(
             "A validating admission webhook or policy (Gatekeeper, Kyverno, PodSecurity) refused the Pod; it is never created. This is not a GPU gate.",
@@ -977,7 +1007,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::DeviceAdmission,
         looks_at: "UnexpectedAdmissionError event, Pod status.message",
-        pattern: r"Allocate failed due to (?P<inner>.+?), which is unexpected|Update plugin resources failed due to",
+        pattern: r"Allocate failed due to (?P<inner>.+?)(?:, which is unexpected|$)|Update plugin resources failed due to|^UnexpectedAdmissionError$",
         summary: "the kubelet's device manager failed to allocate devices: {inner}",
         explanation: doc!(
             "The kubelet rejected the Pod at admission because device allocation failed.",
@@ -1252,7 +1282,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "Failed event, container waiting/terminated message (RunContainerError, StartError)",
-        pattern: r"nvidia-container-cli: initialization error: nvml error: driver not loaded",
+        pattern: r"nvidia-container-cli(?:\.real)?: initialization error: nvml error: driver not loaded",
         summary: "the NVIDIA kernel driver is not loaded on the node",
         explanation: doc!(
             "The NVIDIA prestart hook could not initialise NVML because the kernel module is not loaded.",
@@ -1282,7 +1312,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "Failed event, container waiting/terminated message (RunContainerError, StartError)",
-        pattern: r"nvidia-container-cli: initialization error: load library failed: (?P<library>[^:\s]+)",
+        pattern: r"nvidia-container-cli(?:\.real)?: initialization error: load library failed: (?P<library>[^:\s]+)",
         summary: "the NVIDIA driver's user-space library {library} is missing on the node",
         explanation: doc!(
             "The hook could not load `{library}`: the driver's user-space part is not on the host (or not at the root the toolkit is configured with).",
@@ -1312,7 +1342,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "Failed event, container waiting/terminated message (RunContainerError, StartError)",
-        pattern: r"nvidia-container-cli: requirement error: unsatisfied condition: (?P<condition>[^,\s]+)",
+        pattern: r"nvidia-container-cli(?:\.real)?: requirement error: unsatisfied condition: (?P<condition>[^,\s]+)",
         summary: "the image needs {condition} but the node's driver is older",
         explanation: doc!(
             "The image's `NVIDIA_REQUIRE_CUDA` asks for a CUDA version that the node's driver does not support.",
@@ -1342,7 +1372,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "Failed event, container waiting/terminated message (RunContainerError, StartError)",
-        pattern: r"nvidia-container-cli: device error: (?P<device>.*?):? ?unknown device",
+        pattern: r"nvidia-container-cli(?:\.real)?: device error: (?P<device>.*?):? ?unknown device",
         summary: "the container asks for GPU {device}, which the node does not have",
         explanation: doc!(
             "`NVIDIA_VISIBLE_DEVICES` names a GPU index or UUID that is not on this node.",
@@ -1365,7 +1395,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "Failed event, container waiting/terminated message (RunContainerError, StartError)",
-        pattern: r"nvidia-container-cli: (?P<stage>permission|initialization|container|detection|device|requirement|mount|ldcache|input) error: (?P<detail>[^\n]+?)(?:: unknown)?$",
+        pattern: r"nvidia-container-cli(?:\.real)?: (?P<stage>permission|initialization|container|detection|device|requirement|mount|ldcache|input) error: (?P<detail>[^\n]+?)(?:: unknown)?$",
         summary: "the NVIDIA prestart hook failed at the {stage} stage",
         explanation: doc!(
             "The legacy NVIDIA hook (`nvidia-container-cli`) failed while preparing the container, so the runtime aborted the start.",
@@ -1441,7 +1471,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "Failed event, container waiting/terminated message (RunContainerError, StartError)",
-        pattern: r"could not apply required modification to OCI specification|failed to create NVIDIA Container Runtime|no runtime binary found from candidate list|invoking the NVIDIA Container Runtime Hook directly|nvidia-container-runtime did not terminate successfully",
+        pattern: r"could not apply required modification to OCI specification|failed to create NVIDIA Container Runtime|no runtime binary found from candidate list|invoking the NVIDIA Container Runtime Hook directly|nvidia-container-runtime did not terminate successfully|insufficient privileges to read device list from NVIDIA_VISIBLE_DEVICES",
         summary: "the NVIDIA container runtime failed to prepare the container",
         explanation: doc!(
             "`nvidia-container-runtime` (the OCI wrapper that containerd calls for the `nvidia` handler) failed before runc started the container.",
@@ -1555,7 +1585,7 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Runtime,
         looks_at: "Failed event, container waiting reason CreateContainerConfigError",
-        pattern: r#"(?:secrets?|configmaps?) "[^"]+" not found|couldn't find key \S+ in (?:Secret|ConfigMap)|\bCreateContainerConfigError\b"#,
+        pattern: r#"(?:secrets?|configmaps?) "[^"]+" not found|couldn't find key \S+ in (?:Secret|ConfigMap)|\bCreateContainerConfigError\b|container has runAsNonRoot and image will run as root"#,
         summary: "a Secret or ConfigMap the container needs is missing",
         explanation: doc!(
             "The kubelet cannot build the container's config because a referenced Secret/ConfigMap (or key) is missing. This is not a GPU gate.",

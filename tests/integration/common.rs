@@ -65,5 +65,5 @@ pub fn diagnose_file(path: &Path) -> Vec<gpuwhy::diagnose::Diagnosis> {
     let text = gpuwhy::offline::decode(bytes, "fixture").expect("fixture is text");
     let (_, evs) = gpuwhy::offline::parse(&text, "fixture")
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    evs.iter().map(gpuwhy::diagnose::diagnose).collect()
+    gpuwhy::diagnose::diagnose_all(&evs)
 }
