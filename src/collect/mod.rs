@@ -78,12 +78,11 @@ pub const GPU_HARDWARE_LABELS: &[&str] = &[
 
 /// Label selectors of the device-plugin Pods: NVIDIA (GPU Operator, standalone Helm chart, static manifest),
 /// AMD, Intel.
+/// One selector per label key, so three lists cover them all.
 pub const DEVICE_PLUGIN_SELECTORS: &[&str] = &[
-    "app=nvidia-device-plugin-daemonset",
+    "app in (nvidia-device-plugin-daemonset,intel-gpu-plugin)",
     "app.kubernetes.io/name=nvidia-device-plugin",
-    "name=nvidia-device-plugin-ds",
-    "name=amdgpu-dp-ds",
-    "app=intel-gpu-plugin",
+    "name in (nvidia-device-plugin-ds,amdgpu-dp-ds)",
 ];
 
 /// The outcome of one optional read.
@@ -356,8 +355,10 @@ async fn collect_pod(
             None => None,
         }
     };
+    // Device plugins and the ClusterPolicy only matter for a Pod the scheduler has not placed (they explain
+    // a node that advertises no GPU); a bound Pod skips those reads.
     let plugins = async {
-        if resource.is_some() {
+        if resource.is_some() && unscheduled {
             Some(read_device_plugins(client).await)
         } else {
             None
@@ -370,9 +371,10 @@ async fn collect_pod(
         }
     };
     let policy = async {
-        if resource
-            .as_deref()
-            .is_some_and(|r| r.starts_with("nvidia.com/"))
+        if unscheduled
+            && resource
+                .as_deref()
+                .is_some_and(|r| r.starts_with("nvidia.com/"))
         {
             Some(read_cluster_policy(client).await)
         } else {

@@ -152,27 +152,63 @@ pub const CONTEXT_FIELDS: &[&str] = &[
 
 struct Compiled {
     set: RegexSet,
-    each: Vec<Regex>,
+    patterns: Vec<String>,
+    /// Each rule's own regex, compiled the first time the set says it matches.
+    each: Vec<std::sync::OnceLock<Regex>>,
 }
 
 static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
-    let patterns: Vec<&str> = RULES.iter().map(|r| r.pattern).collect();
+    let patterns: Vec<String> = RULES.iter().map(|r| ascii_classes(r.pattern)).collect();
     let set = RegexSetBuilder::new(&patterns)
         .case_insensitive(true)
-        .size_limit(64 << 20)
         .build()
         .expect("every rule pattern compiles (tested)");
     let each = patterns
         .iter()
-        .map(|p| {
-            RegexBuilder::new(p)
-                .case_insensitive(true)
-                .build()
-                .expect("rule pattern compiles")
-        })
+        .map(|_| std::sync::OnceLock::new())
         .collect();
-    Compiled { set, each }
+    Compiled {
+        set,
+        patterns,
+        each,
+    }
 });
+
+/// Kubernetes messages are ASCII where it matters: word boundaries, digits and word characters are compiled
+/// as ASCII classes, which keeps the automata (and start-up) small. Everything else stays Unicode-aware.
+fn ascii_classes(pattern: &str) -> String {
+    let mut out = String::with_capacity(pattern.len() + 16);
+    let mut chars = pattern.chars().peekable();
+    let mut in_class = 0usize;
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                let Some(n) = chars.next() else { break };
+                match (n, in_class > 0) {
+                    ('b', false) => out.push_str("(?-u:\\b)"),
+                    ('d', false) => out.push_str("[0-9]"),
+                    ('d', true) => out.push_str("0-9"),
+                    ('w', false) => out.push_str("[0-9A-Za-z_]"),
+                    ('w', true) => out.push_str("0-9A-Za-z_"),
+                    _ => {
+                        out.push('\\');
+                        out.push(n);
+                    }
+                }
+            }
+            '[' => {
+                in_class += 1;
+                out.push(c);
+            }
+            ']' if in_class > 0 => {
+                in_class -= 1;
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
 
 /// A rule that explained a piece of text, with its captures.
 #[derive(Debug, Clone)]
@@ -185,8 +221,14 @@ pub struct Match {
 pub fn first_match(text: &str) -> Option<Match> {
     let c = &*COMPILED;
     let idx = c.set.matches(text).into_iter().next()?;
-    let caps = c.each[idx].captures(text)?;
-    let captures = c.each[idx]
+    let re = c.each[idx].get_or_init(|| {
+        RegexBuilder::new(&c.patterns[idx])
+            .case_insensitive(true)
+            .build()
+            .expect("rule pattern compiles (tested)")
+    });
+    let caps = re.captures(text)?;
+    let captures = re
         .capture_names()
         .flatten()
         .filter_map(|n| {
@@ -373,6 +415,23 @@ mod tests {
                 continue;
             }
             assert!(RULES.iter().any(|r| r.category == c), "no rule for {c:?}");
+        }
+    }
+
+    #[test]
+    fn ascii_class_rewrite_keeps_meaning() {
+        assert_eq!(ascii_classes(r"\bfoo\d+"), r"(?-u:\b)foo[0-9]+");
+        assert_eq!(ascii_classes(r"[\w.\-]+"), r"[0-9A-Za-z_.\-]+");
+        assert_eq!(ascii_classes(r"\S+ \(x\)"), r"\S+ \(x\)");
+        for r in RULES {
+            let rewritten = ascii_classes(r.pattern);
+            let re = Regex::new(&rewritten).unwrap_or_else(|e| panic!("{}: {e}", r.id));
+            assert_eq!(
+                re.captures_len(),
+                Regex::new(r.pattern).unwrap().captures_len(),
+                "{}",
+                r.id
+            );
         }
     }
 
