@@ -443,11 +443,6 @@ fn arr(v: Option<&Value>) -> &[Value] {
         .unwrap_or(&[])
 }
 
-fn u32_of(v: Option<&Value>) -> Option<u32> {
-    v.and_then(Value::as_u64)
-        .map(|n| n.min(u64::from(u32::MAX)) as u32)
-}
-
 /// Pod spec and status → PodFacts and status signals (conditions, container states, rejection).
 pub fn pod_facts(pod: &Value) -> (PodFacts, Vec<Signal>) {
     let meta = pod.get("metadata");
@@ -628,65 +623,24 @@ fn read_pod(obj: &Value, g: &mut Groups) {
 
 /// A core/v1 or events.k8s.io/v1 Event → a Signal, with the object it is about.
 pub fn event_signal(e: &Value) -> (Option<(String, String, String)>, Signal) {
-    let regarding = e.get("involvedObject").or_else(|| e.get("regarding"));
-    let kind = str_of(regarding.and_then(|r| r.get("kind"))).unwrap_or_default();
-    let name = str_of(regarding.and_then(|r| r.get("name"))).unwrap_or_default();
-    let namespace = str_of(regarding.and_then(|r| r.get("namespace")))
-        .or_else(|| str_of(path(e, &["metadata", "namespace"])))
-        .unwrap_or_default();
-    let count = u32_of(path(e, &["series", "count"]))
-        .or_else(|| u32_of(e.get("count")))
-        .or_else(|| u32_of(e.get("deprecatedCount")))
-        .unwrap_or(1)
-        .max(1);
-    let time = str_of(path(e, &["series", "lastObservedTime"]))
-        .or_else(|| str_of(e.get("lastTimestamp")))
-        .or_else(|| str_of(e.get("deprecatedLastTimestamp")))
-        .or_else(|| str_of(e.get("eventTime")))
-        .or_else(|| str_of(path(e, &["metadata", "creationTimestamp"])));
-    let component = str_of(path(e, &["source", "component"]))
-        .or_else(|| str_of(e.get("reportingComponent")))
-        .or_else(|| str_of(e.get("reportingController")))
-        .or_else(|| str_of(path(e, &["deprecatedSource", "component"])));
-    let node = str_of(path(e, &["source", "host"]))
-        .or_else(|| str_of(path(e, &["deprecatedSource", "host"])))
-        .or_else(|| {
-            (component.as_deref() == Some("kubelet"))
-                .then(|| str_of(e.get("reportingInstance")))
-                .flatten()
-        });
-    let source = if kind.is_empty() || kind == "Pod" {
-        SignalSource::Event
-    } else {
-        SignalSource::OwnerEvent
-    };
-    let signal = Signal {
-        source: Some(source),
-        reason: str_of(e.get("reason")),
-        kind: str_of(e.get("type")),
-        message: text_of(e.get("message"))
-            .or_else(|| text_of(e.get("note")))
-            .unwrap_or_default(),
-        count,
-        object: (!name.is_empty())
-            .then(|| format!("{}/{}", if kind.is_empty() { "Pod" } else { &kind }, name)),
-        field_path: str_of(regarding.and_then(|r| r.get("fieldPath"))),
-        component,
-        node,
-        time,
-    };
-    let key = (!name.is_empty()).then(|| {
-        (
-            if kind.is_empty() {
-                "Pod".to_string()
-            } else {
-                kind
-            },
-            namespace,
-            name,
-        )
-    });
-    (key, signal)
+    // One converter for both paths: the typed reader borrows straight from the `Value`.
+    match FastEvent::deserialize(e) {
+        Ok(fast) => fast.into_signal(),
+        // A field of an unexpected type: keep what can be read rather than drop the event.
+        Err(_) => {
+            let signal = Signal {
+                source: Some(SignalSource::Event),
+                reason: str_of(e.get("reason")),
+                kind: str_of(e.get("type")),
+                message: text_of(e.get("message"))
+                    .or_else(|| text_of(e.get("note")))
+                    .unwrap_or_default(),
+                count: 1,
+                ..Default::default()
+            };
+            (None, signal)
+        }
+    }
 }
 
 fn read_event(obj: &Value, g: &mut Groups) {
