@@ -7,7 +7,7 @@
 
 use std::sync::LazyLock;
 
-use regex::Regex;
+use regex::bytes::{Regex, RegexBuilder};
 use serde::Serialize;
 
 /// One histogram entry: `3 Insufficient nvidia.com/gpu` → (Some(3), "Insufficient nvidia.com/gpu").
@@ -32,30 +32,45 @@ pub struct FitError {
     pub overlapping: bool,
 }
 
+/// The patterns are ASCII and compiled without Unicode (small automata, cheap start-up); every match
+/// starts and ends next to an ASCII character, so its offsets are valid in the `&str`.
+fn ascii(pattern: &str) -> Regex {
+    RegexBuilder::new(pattern)
+        .unicode(false)
+        .case_insensitive(true)
+        .build()
+        .expect("FitError pattern compiles (tested)")
+}
+
 static ANCHOR: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i)(?:\b0/(?P<n>\d+) nodes are (?:available|unavailable)|\ball nodes are unavailable|\bpod didn't trigger scale-up(?: \([^)]*\))?|\bNo nodes are available that match all of the (?:following )?predicates|\bfit failure summary on nodes\s*):+\s*",
+    ascii(
+        r"(?:\b0/(?P<n>\d+) nodes are (?:available|unavailable)|\ball nodes are unavailable|\bpod didn't trigger scale-up(?: \([^)]*\))?|\bNo nodes are available that match all of the (?:following )?predicates|\bfit failure summary on nodes\s*):+\s*",
     )
-    .expect("anchor compiles")
 });
 
 static POST_FILTER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i)\.\s+(?:no new claims to deallocate|preemption:|plugin disabled|deallocation of ResourceClaim completed|deletion of ResourceClaim completed|still not schedulable|not eligible due to|no candidate node for preemption)",
+    ascii(
+        r"\.\s+(?:no new claims to deallocate|preemption:|plugin disabled|deallocation of ResourceClaim completed|deletion of ResourceClaim completed|still not schedulable|not eligible due to|no candidate node for preemption)",
     )
-    .expect("post-filter compiles")
 });
 
-static OLD_ITEM: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(?P<reason>.*?)\s*\((?P<count>\d+)\)$").expect("old item compiles")
-});
+static OLD_ITEM: LazyLock<Regex> =
+    LazyLock::new(|| ascii(r"^(?P<reason>.*?)\s*\((?P<count>\d+)\)$"));
+
+/// Compiles the patterns now (live mode does this while the requests are in flight).
+pub fn warm() {
+    LazyLock::force(&ANCHOR);
+    LazyLock::force(&POST_FILTER);
+}
 
 /// Finds and splits the first FitError in `message`. `None` when the message has none.
 pub fn parse(message: &str) -> Option<FitError> {
-    let caps = ANCHOR.captures(message)?;
+    let caps = ANCHOR.captures(message.as_bytes())?;
     let whole = caps.get(0)?;
-    let nodes_total = caps.name("n").and_then(|m| m.as_str().parse().ok());
-    let lower = whole.as_str().to_ascii_lowercase();
+    let nodes_total = caps
+        .name("n")
+        .and_then(|m| std::str::from_utf8(m.as_bytes()).ok()?.parse().ok());
+    let lower = message[whole.range()].to_ascii_lowercase();
     let old_style = lower.starts_with("no nodes are available that match")
         || lower.starts_with("fit failure summary");
     let mut body = message[whole.end()..].trim();
@@ -69,7 +84,7 @@ pub fn parse(message: &str) -> Option<FitError> {
     }
     // The histogram ends at the PostFilter part, or else at the first sentence end (". " not inside a
     // reason: reasons contain dots only within names like nvidia.com/gpu).
-    let (histogram, post_filter) = match POST_FILTER.find(body) {
+    let (histogram, post_filter) = match POST_FILTER.find(body.as_bytes()) {
         Some(m) => (
             &body[..m.start()],
             Some(
@@ -166,10 +181,12 @@ fn split_old(histogram: &str) -> Vec<FitItem> {
     histogram
         .split(", ")
         .filter(|s| !s.trim().is_empty())
-        .map(|s| match OLD_ITEM.captures(s.trim()) {
+        .map(|s| match OLD_ITEM.captures(s.trim().as_bytes()) {
             Some(c) => FitItem {
-                count: c["count"].parse().ok(),
-                reason: c["reason"].to_string(),
+                count: std::str::from_utf8(&c["count"])
+                    .ok()
+                    .and_then(|n| n.parse().ok()),
+                reason: String::from_utf8_lossy(&c["reason"]).into_owned(),
             },
             None => FitItem {
                 count: None,

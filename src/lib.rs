@@ -56,6 +56,11 @@ pub async fn run_live(config: &Config, out: &mut dyn Write) -> Result<Outcome> {
     let Mode::Live { target, kube } = &config.mode else {
         return run_local(config, out);
     };
+    // The patterns compile on another core while the requests are in flight.
+    std::thread::spawn(|| {
+        rules::warm();
+        fiterror::warm();
+    });
     let work = async {
         let (client, namespace) = collect::client::connect(kube).await?;
         collect::collect(&client, &namespace, target).await

@@ -76,13 +76,15 @@ pub const GPU_HARDWARE_LABELS: &[&str] = &[
     "amd.com/gpu.device-id",
 ];
 
-/// Label selectors of the device-plugin Pods: NVIDIA (GPU Operator, standalone Helm chart, static manifest),
-/// AMD, Intel.
-/// One selector per label key, so three lists cover them all.
-pub const DEVICE_PLUGIN_SELECTORS: &[&str] = &[
-    "app in (nvidia-device-plugin-daemonset,intel-gpu-plugin)",
-    "app.kubernetes.io/name=nvidia-device-plugin",
-    "name in (nvidia-device-plugin-ds,amdgpu-dp-ds)",
+/// The labels that mark device-plugin Pods: NVIDIA (GPU Operator, standalone Helm chart, static manifest),
+/// AMD, Intel. They are matched on the one list of bound Pods that also finds the GPU holders.
+pub const DEVICE_PLUGIN_LABELS: &[(&str, &[&str])] = &[
+    (
+        "app",
+        &["nvidia-device-plugin-daemonset", "intel-gpu-plugin"],
+    ),
+    ("app.kubernetes.io/name", &["nvidia-device-plugin"]),
+    ("name", &["nvidia-device-plugin-ds", "amdgpu-dp-ds"]),
 ];
 
 /// The outcome of one optional read.
@@ -357,16 +359,9 @@ async fn collect_pod(
     };
     // Device plugins and the ClusterPolicy only matter for a Pod the scheduler has not placed (they explain
     // a node that advertises no GPU); a bound Pod skips those reads.
-    let plugins = async {
-        if resource.is_some() && unscheduled {
-            Some(read_device_plugins(client).await)
-        } else {
-            None
-        }
-    };
-    let holders = async {
+    let node_pods = async {
         match (&resource, unscheduled) {
-            (Some(r), true) => Some(read_holders(client, r).await),
+            (Some(r), true) => Some(read_node_pods(client, r).await),
             _ => None,
         }
     };
@@ -381,14 +376,13 @@ async fn collect_pod(
             None
         }
     };
-    let (core, v1, owner, nodes, rc, plugins, holders, policy) = tokio::join!(
+    let (core, v1, owner, nodes, rc, node_pods, policy) = tokio::join!(
         events_core,
         events_v1,
         owner_events,
         nodes,
         runtime_class,
-        plugins,
-        holders,
+        node_pods,
         policy
     );
 
@@ -458,16 +452,16 @@ async fn collect_pod(
             other => ev.gaps.extend(gap_of("runtimeclass", &other)),
         }
     }
-    if let Some(p) = plugins {
+    if let Some(p) = node_pods {
         match p? {
-            Read::Ok(list) => ev.cluster.device_plugins = Some(list),
-            other => ev.gaps.extend(gap_of("device-plugin pods", &other)),
-        }
-    }
-    if let Some(h) = holders {
-        match h? {
-            Read::Ok(list) => ev.cluster.holders = Some(list),
-            other => ev.gaps.extend(gap_of("pods holding the resource", &other)),
+            Read::Ok((holders, plugins)) => {
+                ev.cluster.holders = Some(holders);
+                ev.cluster.device_plugins = Some(plugins);
+            }
+            other => {
+                ev.gaps.extend(gap_of("device-plugin pods", &other));
+                ev.gaps.extend(gap_of("pods holding the resource", &other));
+            }
         }
     }
     if let Some(p) = policy {
@@ -844,9 +838,13 @@ struct MiniCondition {
     status: String,
 }
 
-/// Pods (not finished) that request `resource`, with how much, per node.
-async fn read_holders(client: &kube::Client, resource: &str) -> Result<Read<Vec<Holder>>> {
-    let mut out = Vec::new();
+/// One list of the Pods bound to nodes and not finished: those that request `resource` (with how much, per
+/// node) and the device-plugin Pods.
+async fn read_node_pods(
+    client: &kube::Client,
+    resource: &str,
+) -> Result<Read<(Vec<Holder>, Vec<PluginPod>)>> {
+    let (mut holders, mut plugins) = (Vec::new(), Vec::new());
     let query = format!(
         "fieldSelector={}",
         enc("status.phase!=Succeeded,status.phase!=Failed,spec.nodeName!=")
@@ -856,8 +854,8 @@ async fn read_holders(client: &kube::Client, resource: &str) -> Result<Read<Vec<
             let count: u64 = p
                 .spec
                 .containers
-                .unwrap_or_default()
                 .iter()
+                .flatten()
                 .filter_map(|c| {
                     let r = c.resources.as_ref()?;
                     let v = r
@@ -873,58 +871,32 @@ async fn read_holders(client: &kube::Client, resource: &str) -> Result<Read<Vec<
                 })
                 .sum();
             if count > 0
-                && let Some(node) = p.spec.node_name
+                && let Some(node) = &p.spec.node_name
             {
-                out.push(Holder {
+                holders.push(Holder {
                     namespace: sanitize::line(&p.metadata.namespace),
                     name: sanitize::line(&p.metadata.name),
-                    node: sanitize::line(&node),
+                    node: sanitize::line(node),
                     count,
                 });
+            }
+            if is_device_plugin(&p) {
+                plugins.push(plugin_pod(p));
             }
         }
     })
     .await?;
-    Ok(r.map(|()| out))
+    Ok(r.map(|()| (holders, plugins)))
 }
 
-/// Device-plugin Pods of every known vendor, cluster-wide, each selector read concurrently.
-async fn read_device_plugins(client: &kube::Client) -> Result<Read<Vec<PluginPod>>> {
-    let reads = join_all(DEVICE_PLUGIN_SELECTORS.iter().map(|sel| async move {
-        let mut out = Vec::new();
-        let r = list_pages::<MiniPod, _>(
-            client,
-            "/api/v1/pods",
-            &format!("labelSelector={}", enc(sel)),
-            |items| {
-                out.extend(items.into_iter().map(plugin_pod));
-            },
-        )
-        .await;
-        r.map(|r| (r, out))
-    }))
-    .await;
-    let mut all = Vec::new();
-    let mut first_problem = None;
-    let mut any_ok = false;
-    for r in reads {
-        let (read, pods) = r?;
-        match read {
-            Read::Ok(()) => {
-                any_ok = true;
-                all.extend(pods);
-            }
-            other => first_problem = first_problem.or(Some(other)),
-        }
-    }
-    Ok(match (any_ok, first_problem) {
-        (false, Some(p)) => match p {
-            Read::Missing(m) => Read::Missing(m),
-            Read::Forbidden(m) => Read::Forbidden(m),
-            Read::Failed(m) => Read::Failed(m),
-            Read::Ok(()) => Read::Ok(all),
-        },
-        _ => Read::Ok(all),
+fn is_device_plugin(p: &MiniPod) -> bool {
+    let Some(labels) = &p.metadata.labels else {
+        return false;
+    };
+    DEVICE_PLUGIN_LABELS.iter().any(|(key, values)| {
+        labels
+            .get(*key)
+            .is_some_and(|v| values.contains(&v.as_str()))
     })
 }
 

@@ -1,14 +1,17 @@
 //! The rule table's types and matcher. A rule is declared once, in `table.rs`, with its id, name, category,
 //! gate, pattern (named captures are the extractors), summary, explanation, next commands, fix and fixtures.
-//! This module compiles the patterns once (a `RegexSet` prefilter) and answers "which rule explains this
-//! text"; it does not rank causes or read facts (that is `diagnose`).
+//! This module compiles the patterns once (one multi-pattern automaton) and answers "which rule explains
+//! this text"; it does not rank causes or read facts (that is `diagnose`).
 
 mod table;
 
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
-use regex::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
+use regex::bytes::{Regex, RegexBuilder};
+use regex_automata::{
+    Input, MatchKind, PatternSet, meta, nfa::thompson::WhichCaptures, util::syntax,
+};
 use serde::Serialize;
 
 pub use table::RULES;
@@ -151,63 +154,60 @@ pub const CONTEXT_FIELDS: &[&str] = &[
 ];
 
 struct Compiled {
-    set: RegexSet,
-    patterns: Vec<String>,
+    /// Every pattern in one automaton that only says which patterns match (no captures, no prefilter:
+    /// those made building it most of a short run).
+    set: meta::Regex,
     /// Each rule's own regex, compiled the first time the set says it matches.
     each: Vec<std::sync::OnceLock<Regex>>,
 }
 
+/// Kubernetes messages are ASCII where it matters, so the patterns are compiled without Unicode: `.`, `\s`,
+/// `\w`, `\b`, negated classes and case folding work on bytes. That keeps the automata, and start-up, small
+/// (Unicode classes and case folding made compiling the set most of a run). Non-ASCII text still matches
+/// byte by byte; captures are read back lossily.
+fn builder(pattern: &str) -> RegexBuilder {
+    let mut b = RegexBuilder::new(pattern);
+    b.unicode(false).case_insensitive(true);
+    b
+}
+
 static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
-    let patterns: Vec<String> = RULES.iter().map(|r| ascii_classes(r.pattern)).collect();
-    let set = RegexSetBuilder::new(&patterns)
-        .case_insensitive(true)
-        .build()
+    let patterns: Vec<&str> = RULES.iter().map(|r| r.pattern).collect();
+    let set = meta::Regex::builder()
+        .configure(
+            meta::Config::new()
+                .match_kind(MatchKind::All)
+                .which_captures(WhichCaptures::None)
+                .auto_prefilter(false),
+        )
+        .syntax(
+            syntax::Config::new()
+                .unicode(false)
+                .utf8(false)
+                .case_insensitive(true),
+        )
+        .build_many(&patterns)
         .expect("every rule pattern compiles (tested)");
-    let each = patterns
-        .iter()
-        .map(|_| std::sync::OnceLock::new())
-        .collect();
-    Compiled {
-        set,
-        patterns,
-        each,
-    }
+    let each = RULES.iter().map(|_| std::sync::OnceLock::new()).collect();
+    Compiled { set, each }
 });
 
-/// Kubernetes messages are ASCII where it matters: word boundaries, digits and word characters are compiled
-/// as ASCII classes, which keeps the automata (and start-up) small. Everything else stays Unicode-aware.
-fn ascii_classes(pattern: &str) -> String {
-    let mut out = String::with_capacity(pattern.len() + 16);
-    let mut chars = pattern.chars().peekable();
-    let mut in_class = 0usize;
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => {
-                let Some(n) = chars.next() else { break };
-                match (n, in_class > 0) {
-                    ('b', false) => out.push_str("(?-u:\\b)"),
-                    ('d', false) => out.push_str("[0-9]"),
-                    ('d', true) => out.push_str("0-9"),
-                    ('w', false) => out.push_str("[0-9A-Za-z_]"),
-                    ('w', true) => out.push_str("0-9A-Za-z_"),
-                    _ => {
-                        out.push('\\');
-                        out.push(n);
-                    }
-                }
-            }
-            '[' => {
-                in_class += 1;
-                out.push(c);
-            }
-            ']' if in_class > 0 => {
-                in_class -= 1;
-                out.push(c);
-            }
-            _ => out.push(c),
-        }
-    }
-    out
+/// The indexes of the rules whose patterns match `text`, in table order.
+fn matching(text: &str) -> impl Iterator<Item = usize> {
+    let set = &COMPILED.set;
+    let mut found = PatternSet::new(set.pattern_len());
+    set.which_overlapping_matches(&Input::new(text.as_bytes()), &mut found);
+    found
+        .iter()
+        .map(|p| p.as_usize())
+        .collect::<Vec<_>>()
+        .into_iter()
+}
+
+/// Compiles the rule set now, so that a later match does not wait for it (live mode does this on another
+/// thread while the requests are in flight).
+pub fn warm() {
+    LazyLock::force(&COMPILED);
 }
 
 /// A rule that explained a piece of text, with its captures.
@@ -220,20 +220,23 @@ pub struct Match {
 /// The first rule (in table order) whose pattern matches `text`.
 pub fn first_match(text: &str) -> Option<Match> {
     let c = &*COMPILED;
-    let idx = c.set.matches(text).into_iter().next()?;
+    let idx = matching(text).next()?;
     let re = c.each[idx].get_or_init(|| {
-        RegexBuilder::new(&c.patterns[idx])
-            .case_insensitive(true)
+        builder(RULES[idx].pattern)
             .build()
             .expect("rule pattern compiles (tested)")
     });
-    let caps = re.captures(text)?;
+    let caps = re.captures(text.as_bytes())?;
     let captures = re
         .capture_names()
         .flatten()
         .filter_map(|n| {
-            caps.name(n)
-                .map(|m| (n.to_string(), m.as_str().trim().to_string()))
+            caps.name(n).map(|m| {
+                (
+                    n.to_string(),
+                    String::from_utf8_lossy(m.as_bytes()).trim().to_string(),
+                )
+            })
         })
         .filter(|(_, v)| !v.is_empty())
         .collect();
@@ -245,12 +248,7 @@ pub fn first_match(text: &str) -> Option<Match> {
 
 /// Every rule whose pattern matches `text` (for tests and `explain`).
 pub fn all_matches(text: &str) -> Vec<&'static Rule> {
-    COMPILED
-        .set
-        .matches(text)
-        .into_iter()
-        .map(|i| &RULES[i])
-        .collect()
+    matching(text).map(|i| &RULES[i]).collect()
 }
 
 /// Looks a rule up by id (case-insensitive) or by name.
@@ -342,8 +340,7 @@ mod tests {
     #[test]
     fn every_pattern_compiles_alone() {
         for r in RULES {
-            RegexBuilder::new(r.pattern)
-                .case_insensitive(true)
+            builder(r.pattern)
                 .build()
                 .unwrap_or_else(|e| panic!("{}: {e}", r.id));
         }
@@ -415,23 +412,6 @@ mod tests {
                 continue;
             }
             assert!(RULES.iter().any(|r| r.category == c), "no rule for {c:?}");
-        }
-    }
-
-    #[test]
-    fn ascii_class_rewrite_keeps_meaning() {
-        assert_eq!(ascii_classes(r"\bfoo\d+"), r"(?-u:\b)foo[0-9]+");
-        assert_eq!(ascii_classes(r"[\w.\-]+"), r"[0-9A-Za-z_.\-]+");
-        assert_eq!(ascii_classes(r"\S+ \(x\)"), r"\S+ \(x\)");
-        for r in RULES {
-            let rewritten = ascii_classes(r.pattern);
-            let re = Regex::new(&rewritten).unwrap_or_else(|e| panic!("{}: {e}", r.id));
-            assert_eq!(
-                re.captures_len(),
-                Regex::new(r.pattern).unwrap().captures_len(),
-                "{}",
-                r.id
-            );
         }
     }
 

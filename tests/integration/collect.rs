@@ -127,6 +127,65 @@ async fn null_lists_pagination_and_gaps_from_429_and_5xx() {
     assert_eq!(d.causes[0].details["node"], "gpu-a");
 }
 
+/// One list of the bound Pods finds both the GPU holders and the device-plugin Pods (by their labels).
+#[tokio::test]
+async fn one_pod_list_names_the_holders_and_the_device_plugin() {
+    let mut routes = Routes::new();
+    routes.insert("/api/v1/namespaces/ml/pods/p", (200, pending_gpu_pod()));
+    routes.insert(
+        "/api/v1/nodes",
+        (
+            200,
+            json!({"kind": "NodeList", "metadata": {}, "items": [
+                node("gpu-a", "0", json!({"nvidia.com/gpu.present": "true"})),
+                node("gpu-b", "1", json!({"nvidia.com/gpu.present": "true"})),
+            ]}),
+        ),
+    );
+    let pod = |ns: &str, name: &str, node: &str, labels: Value, gpus: Option<&str>| {
+        let resources = gpus.map_or(json!({}), |g| json!({"limits": {"nvidia.com/gpu": g}}));
+        json!({"metadata": {"namespace": ns, "name": name, "labels": labels},
+               "spec": {"nodeName": node, "containers": [{"name": "c", "resources": resources}]},
+               "status": {"phase": "Running", "containerStatuses": [{"state": {"waiting": {"reason": "CrashLoopBackOff"}}}]}})
+    };
+    routes.insert(
+        "/api/v1/pods",
+        (
+            200,
+            json!({"kind": "PodList", "metadata": {}, "items": [
+                pod("ml", "trainer-0", "gpu-b", json!({"app": "trainer"}), Some("1")),
+                pod("gpu-operator", "nvidia-device-plugin-daemonset-x7", "gpu-a", json!({"app": "nvidia-device-plugin-daemonset"}), None),
+                pod("kube-system", "coredns-1", "gpu-a", json!({"app": "coredns"}), None),
+            ]}),
+        ),
+    );
+    let client = mock(routes);
+    let evs = collect(&client, "ml", &TargetSpec::Pod("p".into()))
+        .await
+        .expect("collects");
+    let ev = &evs[0];
+    let holders = ev.cluster.holders.as_ref().expect("holders read");
+    assert_eq!(
+        holders
+            .iter()
+            .map(|h| (h.name.as_str(), h.node.as_str(), h.count))
+            .collect::<Vec<_>>(),
+        vec![("trainer-0", "gpu-b", 1)]
+    );
+    let plugins = ev.cluster.device_plugins.as_ref().expect("plugins read");
+    assert_eq!(
+        plugins.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(),
+        vec!["nvidia-device-plugin-daemonset-x7"]
+    );
+    // gpu-a has the hardware and advertises nothing: its crashing plugin Pod is named.
+    let d = gpuwhy::diagnose::diagnose(ev);
+    assert_eq!(d.primary.as_str(), "device-plugin", "{d:#?}");
+    assert_eq!(
+        d.causes[0].details["device_plugin_pod"],
+        "gpu-operator/nvidia-device-plugin-daemonset-x7"
+    );
+}
+
 #[tokio::test]
 async fn malformed_optional_payloads_are_gaps() {
     let mut routes = Routes::new();
