@@ -145,16 +145,27 @@ fn read_normalised(text: &str) -> Reading {
         }
         return reading;
     }
-    match rules::first_match(text) {
-        Some(m) => reading.findings.push(Finding {
-            rule: m.rule,
-            captures: m.captures,
-            count: None,
-            nodes_total: None,
-            truncated: false,
-            overlapping: false,
-        }),
-        None => reading.unexplained.push(text.to_string()),
+    // Karpenter lists a reason per node pool, separated by "; ": each is a cause of its own.
+    let pieces: Vec<&str> = if text.contains("; ")
+        && (text.contains("did not tolerate") || text.contains("incompatible requirements"))
+    {
+        text.split("; ").collect()
+    } else {
+        vec![text]
+    };
+    for piece in pieces {
+        match rules::first_match(piece) {
+            Some(m) => reading.findings.push(Finding {
+                rule: m.rule,
+                captures: m.captures,
+                count: None,
+                nodes_total: None,
+                truncated: false,
+                overlapping: false,
+            }),
+            None if piece.len() == text.len() => reading.unexplained.push(text.to_string()),
+            None => {}
+        }
     }
     reading
 }

@@ -286,6 +286,9 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
         };
     }
 
+    for c in causes.iter_mut() {
+        whose_crash_loop(c, ev.target.name.as_deref().unwrap_or(""));
+    }
     let primary = forced.unwrap_or_else(|| pick_primary(&causes, ctx.gpu_selector));
     let first = causes.remove(primary);
     causes.insert(0, first);
@@ -299,6 +302,46 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
         primary,
         causes,
         gaps,
+    }
+}
+
+/// A crash loop says only that a container keeps exiting. When the container is part of the GPU stack the
+/// crash is the GPU problem: the device plugin's means its node advertises nothing (`device-plugin`); a
+/// validator's, driver's or toolkit's has a cause the text does not name (`unknown`).
+fn whose_crash_loop(c: &mut Cause, target: &str) {
+    if c.rule != Some("GW505") {
+        return;
+    }
+    // Only the lines that report the crash: a pasted table names every Pod of the stack.
+    let mut text = target.to_ascii_lowercase();
+    for e in &c.evidence {
+        let lower = e.text.to_ascii_lowercase();
+        let crashing: Vec<&str> = lower
+            .lines()
+            .filter(|l| l.contains("crashloopbackoff") || l.contains("back-off"))
+            .collect();
+        text.push(' ');
+        text.push_str(&if crashing.is_empty() {
+            lower.clone()
+        } else {
+            crashing.join(" ")
+        });
+    }
+    let has = |words: &[&str]| words.iter().any(|w| text.contains(w));
+    if has(&["device-plugin", "amdgpu-dp", "intel-gpu-plugin"]) {
+        c.category = Category::DevicePlugin;
+    } else if has(&[
+        "validator",
+        "validation",
+        "nvidia-driver",
+        "driver-installer",
+        "container-toolkit",
+        "dcgm",
+        "gpu-feature-discovery",
+        "mig-manager",
+        "gpu-operator",
+    ]) {
+        c.category = Category::Unknown;
     }
 }
 
@@ -879,9 +922,13 @@ fn pick_primary(causes: &[Cause], gpu_selector: bool) -> usize {
         .unwrap_or(&0)
 }
 
-/// Catch-all rules that a more specific rule of the same category should beat.
-fn is_fallback(c: &Cause) -> bool {
-    matches!(c.rule, Some("GW211" | "GW305" | "GW410" | "GW118"))
+/// Catch-all rules that a more specific rule of the same category should beat (2: the last resort).
+fn is_fallback(c: &Cause) -> u8 {
+    match c.rule {
+        Some("GW418") => 2,
+        Some("GW211" | "GW305" | "GW410" | "GW118" | "GW417") => 1,
+        _ => 0,
+    }
 }
 
 fn detail<'c>(c: &'c Cause, key: &str) -> Option<&'c str> {
@@ -948,9 +995,32 @@ fn scheduling_primary(causes: &[Cause], idx: &[usize], gpu_selector: bool) -> Op
                 k.starts_with("node-role.kubernetes.io/") || k == "CriticalAddonsOnly"
             })
     };
-    find(&universal)
+    // A device plugin that crashes or cannot start explains a GPU shortfall.
+    let gpu_short =
+        find(&|c| rule(c, "GW105") && detail(c, "resource").is_some_and(is_gpu_resource));
+    let plugin_down = find(&|c| matches!(c.rule, Some("GW122" | "GW123" | "GW124")));
+    if let (Some(_), Some(p)) = (gpu_short, plugin_down) {
+        return Some(p);
+    }
+    // The scheduler's filter order: of reasons every node reports, the earliest filter is the one a
+    // current scheduler would have named.
+    let filter_order = |c: &Cause| match c.rule {
+        Some("GW109") => 0,
+        Some("GW118") => 1,
+        Some("GW101" | "GW102" | "GW103" | "GW104" | "GW125") => 2,
+        Some("GW108" | "GW126") => 3,
+        Some("GW112") => 4,
+        Some("GW105" | "GW106" | "GW107" | "GW119") => 5,
+        _ => 6,
+    };
+    idx.iter()
+        .copied()
+        .filter(|&i| universal(&causes[i]))
+        .min_by_key(|&i| (filter_order(&causes[i]), i))
         .or_else(widest)
         .or_else(|| find(&after_fit))
+        // Karpenter: a pool the Pod's requirements rule out is what to fix, beside pools it is tainted away from.
+        .or_else(|| find(&|c| rule(c, "GW126")))
         .or_else(|| {
             find(&|c| {
                 rule(c, "GW103")

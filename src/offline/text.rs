@@ -32,7 +32,13 @@ static ASSIGNED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"Successfully assigned (?P<ns>[a-z0-9.-]+)/(?P<name>[a-z0-9.-]+) to (?P<node>[A-Za-z0-9.-]+)").expect("assigned")
 });
 static RECORD_START: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"^\s*(?:[-*>]\s+)?`?(?:pod didn't trigger|\d{4}-\d\d-\d\d[T ]|[A-Z][a-z]{2} +\d+ \d\d:\d\d|[EWIF]\d{4} |time=|level=|kubelet\[|containerd\[|Warning\b|Normal\b|Error\b|error:|Failed\b|failed to|0/\d+ nodes|no nodes available|pods? "|Pod "|spec\.|status:|message:|reason:|note:|\{|Allocate failed|Node didn't|nvidia-container-cli:|Events:|Name:)"#).expect("record")
+    Regex::new(r#"^\s*(?:[-*>]\s+)?`?(?:pod didn't trigger|\d{4}-\d\d-\d\d[T ]|[A-Z][a-z]{2} +\d+ \d\d:\d\d|[EWIF]\d{4} |time=|level=|kubelet\[|containerd\[|Warning\b|Normal\b|Error\b|error:|Failed\b|failed to|0/\d+ nodes|no nodes available|pods? "|Pod "|spec\.|status:|message:|reason:|note:|\{|[Bb]ack-off |Allocate failed|Node didn't|nvidia-container-cli:|Events:|Name:)"#).expect("record")
+});
+static JSON_PROPERTY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r#"^"(?P<key>[A-Za-z]+)":\s*(?:"(?P<value>(?:[^"\\]|\\.)*)"|-?[0-9.]+|true|false|null),?$"#,
+    )
+    .expect("json property")
 });
 static POD_IN_LOG: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"pod="(?P<ns>[a-z0-9.-]+)/(?P<name>[a-z0-9.-]+)"|PodSandboxMetadata\{Name:(?P<name2>[^,]+),Uid:[^,]*,Namespace:(?P<ns2>[^,]+),"#).expect("pod in log")
@@ -114,6 +120,27 @@ pub(super) fn read(input: &str) -> Evidence {
             continue;
         }
         if is_table_noise(line) {
+            i += 1;
+            continue;
+        }
+        // Pieces of a JSON document that is not a Kubernetes object (an API error a tool printed): its
+        // brackets are noise, its `"message": "…"` properties are messages, other properties are noise.
+        let t = line.trim();
+        if !t.is_empty() && t.bytes().all(|b| b"{}[],".contains(&b)) {
+            flush_plain(&mut plain, &mut ev);
+            i += 1;
+            continue;
+        }
+        if let Some(c) = JSON_PROPERTY.captures(t) {
+            flush_plain(&mut plain, &mut ev);
+            if let Some(v) = c.name("value").map(|m| m.as_str())
+                && matches!(&c["key"], "message" | "msg" | "note" | "error" | "reason")
+            {
+                let value = serde_json::from_str::<String>(&format!("\"{v}\""))
+                    .unwrap_or_else(|_| v.to_string());
+                plain.push(value);
+                flush_plain(&mut plain, &mut ev);
+            }
             i += 1;
             continue;
         }
