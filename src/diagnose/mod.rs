@@ -321,11 +321,11 @@ fn whose_crash_loop(c: &mut Cause, target: &str) {
             .filter(|l| l.contains("crashloopbackoff") || l.contains("back-off"))
             .collect();
         text.push(' ');
-        text.push_str(&if crashing.is_empty() {
-            lower.clone()
+        if crashing.is_empty() {
+            text.push_str(&lower);
         } else {
-            crashing.join(" ")
-        });
+            text.push_str(&crashing.join(" "));
+        }
     }
     let has = |words: &[&str]| words.iter().any(|w| text.contains(w));
     if has(&["device-plugin", "amdgpu-dp", "intel-gpu-plugin"]) {
