@@ -69,6 +69,9 @@ pub struct Signal {
     pub count: u32,
     /// `Kind/name` of the object the message is about, when known.
     pub object: Option<String>,
+    /// The namespace of that object, when a listing names it (`kubectl get pods -A`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
     /// `spec.containers{name}` for container events.
     pub field_path: Option<String>,
     /// Reporting component (`default-scheduler`, `kubelet`, …).

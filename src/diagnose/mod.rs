@@ -226,6 +226,9 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
             .filter(|(s, _)| !(passed_scheduling && gate_of_signal(s) == Gate::Scheduling))
             .collect();
         if unexplained.is_empty() {
+            if let Some(d) = stalled_without_a_word(ev, &ctx, &gaps) {
+                return d;
+            }
             if ev.signals.is_empty() && ev.pod.is_none() {
                 gaps.push(Gap {
                     check: "input".into(),
@@ -303,6 +306,68 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
         causes,
         gaps,
     }
+}
+
+/// A `kubectl get pods` row that leaves the Pod Pending or ContainerCreating, with nothing else said about
+/// it: something blocks it and the input does not say what (`unknown`), not "nothing blocks".
+fn stalled_without_a_word(ev: &Evidence, ctx: &Context, gaps: &[Gap]) -> Option<Diagnosis> {
+    // Shell prompts and prose around the listing say nothing; an event, a condition or an error line does.
+    let said = |s: &Signal| match s.source {
+        Some(SignalSource::PodStatus) => !s.message.is_empty(),
+        Some(SignalSource::Text | SignalSource::Log) | None => looks_like_error(&s.message),
+        _ => true,
+    };
+    if ev.signals.iter().any(said) {
+        return None;
+    }
+    let row = ev.signals.iter().find(|s| {
+        s.reason.as_deref().is_some_and(|r| {
+            matches!(r, "Pending" | "ContainerCreating" | "PodInitializing")
+                || r.starts_with("Init:")
+        })
+    })?;
+    let status = row.reason.as_deref().unwrap_or_default();
+    let gate = if status == "Pending" {
+        Gate::Scheduling
+    } else {
+        Gate::Runtime
+    };
+    let cause = Cause {
+        category: Category::Unknown,
+        rule: None,
+        name: None,
+        gate,
+        summary: format!("the pod is {status} and the input does not say why"),
+        evidence: vec![EvidenceLine {
+            source: SignalSource::PodStatus,
+            reason: Some(status.to_string()),
+            text: format!("STATUS {status}"),
+            count: 1,
+        }],
+        details: BTreeMap::new(),
+        next: vec![
+            ctx.step(
+                "kubectl describe pod {pod} -n {namespace}",
+                Where::Cluster,
+                "read the Pod's events and conditions",
+            ),
+            ctx.step(
+                "kubectl get events -n {namespace} --field-selector involvedObject.name={pod}",
+                Where::Cluster,
+                "list every event about the Pod",
+            ),
+        ],
+        fix: None,
+        overlapping: false,
+    };
+    Some(Diagnosis {
+        schema: SCHEMA,
+        target: ev.target.clone(),
+        gate,
+        primary: Category::Unknown,
+        causes: vec![cause],
+        gaps: gaps.to_vec(),
+    })
 }
 
 /// A crash loop says only that a container keeps exiting. When the container is part of the GPU stack the
@@ -1013,6 +1078,28 @@ fn scheduling_primary(causes: &[Cause], idx: &[usize], gpu_selector: bool) -> Op
         Some("GW105" | "GW106" | "GW107" | "GW119") => 5,
         _ => 6,
     };
+    // Where every node lists every reason (old layouts), a GPU that no node has free is what to fix: a
+    // selector or taint on the same nodes only says they are not the GPU nodes the pod is waiting for.
+    let everywhere_short = idx.iter().copied().find(|&i| {
+        let c = &causes[i];
+        c.overlapping
+            && universal(c)
+            && rule(c, "GW105")
+            && detail(c, "resource").is_some_and(is_gpu_resource)
+    });
+    let only_placement = idx
+        .iter()
+        .copied()
+        .filter(|&i| universal(&causes[i]))
+        .all(|i| {
+            matches!(
+                causes[i].rule,
+                Some("GW103" | "GW104" | "GW105" | "GW108" | "GW125" | "GW126")
+            )
+        });
+    if let Some(i) = everywhere_short.filter(|_| only_placement) {
+        return Some(i);
+    }
     idx.iter()
         .copied()
         .filter(|&i| universal(&causes[i]))

@@ -6,7 +6,7 @@ pub mod objects;
 mod text;
 
 use crate::error::{Error, Result};
-use crate::evidence::Evidence;
+use crate::evidence::{Evidence, Signal, SignalSource};
 
 /// The largest input accepted: a 100,000-event EventList is well under it.
 pub const MAX_INPUT_BYTES: u64 = 512 << 20;
@@ -115,7 +115,9 @@ fn unquote(input: &str) -> Option<String> {
     Some(input.lines().map(strip).collect::<Vec<_>>().join("\n"))
 }
 
-/// A `kubectl get events` table about several objects becomes one Evidence per object.
+/// A `kubectl get events` table or `kubectl get pods` listing about several objects becomes one Evidence
+/// per object. Lines that name no object (an Events excerpt pasted under the listing) belong to the Pods
+/// whose row shows them not running; a Pod whose only line says it runs is left out when others remain.
 fn split_by_object(ev: Evidence) -> Vec<Evidence> {
     let mut objects: Vec<String> = Vec::new();
     for s in &ev.signals {
@@ -128,8 +130,45 @@ fn split_by_object(ev: Evidence) -> Vec<Evidence> {
     if objects.len() < 2 || ev.pod.as_ref().is_some_and(|p| p.name.is_some()) {
         return vec![ev];
     }
+    let of = |o: &str| -> Vec<&Signal> {
+        ev.signals
+            .iter()
+            .filter(|s| s.object.as_deref() == Some(o))
+            .collect()
+    };
+    let only_rows = |signals: &[&Signal]| {
+        signals
+            .iter()
+            .all(|s| s.source == Some(SignalSource::PodStatus) && s.message.is_empty())
+    };
+    let runs = |signals: &[&Signal]| {
+        only_rows(signals)
+            && signals.iter().all(|s| {
+                matches!(
+                    s.reason.as_deref(),
+                    Some("Running" | "Completed" | "Succeeded")
+                )
+            })
+    };
+    let loose: Vec<Signal> = ev
+        .signals
+        .iter()
+        .filter(|s| s.object.is_none())
+        .cloned()
+        .collect();
+    let stuck: Vec<&String> = objects
+        .iter()
+        .filter(|o| {
+            let signals = of(o);
+            only_rows(&signals) && !runs(&signals)
+        })
+        .collect();
     let mut out: Vec<Evidence> = Vec::new();
     for o in &objects {
+        let own = of(o);
+        if runs(&own) && objects.iter().any(|other| !runs(&of(other))) {
+            continue;
+        }
         let (kind, name) = o.split_once('/').unwrap_or(("pod", o));
         let kind = match kind.to_ascii_lowercase().as_str() {
             "pod" => "Pod".to_string(),
@@ -141,18 +180,18 @@ fn split_by_object(ev: Evidence) -> Vec<Evidence> {
             "node" => "Node".into(),
             other => other.to_string(),
         };
-        let signals: Vec<_> = ev
-            .signals
-            .iter()
-            .filter(|s| s.object.as_deref() == Some(o.as_str()))
-            .cloned()
-            .collect();
+        let mut signals: Vec<Signal> = own.into_iter().cloned().collect();
+        if stuck.contains(&o) {
+            signals.extend(loose.iter().cloned());
+        }
         let namespace = signals.iter().find_map(|s| {
-            // `Successfully assigned ns/name to node` names the namespace.
-            s.message
-                .strip_prefix("Successfully assigned ")
-                .and_then(|r| r.split_once('/'))
-                .map(|(ns, _)| ns.to_string())
+            // A `-A` listing or `Successfully assigned ns/name to node` names the namespace.
+            s.namespace.clone().or_else(|| {
+                s.message
+                    .strip_prefix("Successfully assigned ")
+                    .and_then(|r| r.split_once('/'))
+                    .map(|(ns, _)| ns.to_string())
+            })
         });
         out.push(Evidence {
             target: crate::evidence::Target {
@@ -162,6 +201,14 @@ fn split_by_object(ev: Evidence) -> Vec<Evidence> {
                 ..Default::default()
             },
             signals,
+            ..Default::default()
+        });
+    }
+    if !loose.is_empty() && stuck.is_empty() {
+        out.push(Evidence {
+            target: ev.target.clone(),
+            signals: loose,
+            pod: ev.pod.clone(),
             ..Default::default()
         });
     }
@@ -264,6 +311,44 @@ mod tests {
         let e = decode(vec![b'a', 0xff, 0xfe], "x").unwrap_err();
         assert_eq!(e.to_string(), "x is not text: invalid UTF-8 at byte 1");
         assert_eq!(decode("\u{feff}hi".as_bytes().to_vec(), "x").unwrap(), "hi");
+    }
+
+    #[test]
+    fn events_under_a_pod_listing_belong_to_the_pod_that_is_not_running() {
+        let paste = "\
+$ kubectl get pods
+NAME                                   READY   STATUS    RESTARTS   AGE
+nvidia-device-plugin-daemonset-7xk2p   1/1     Running   0          3d
+trainer-0                              0/1     Pending   0          5m
+$ kubectl describe pod trainer-0
+  Warning  FailedScheduling  5m  default-scheduler  0/2 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }. preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling..
+";
+        let (_, evs) = parse(paste, "x").unwrap();
+        let names: Vec<_> = evs.iter().map(|e| e.target.name.as_deref()).collect();
+        assert_eq!(
+            names,
+            [Some("trainer-0")],
+            "the running plugin Pod is left out"
+        );
+        assert!(
+            evs[0]
+                .signals
+                .iter()
+                .any(|s| s.reason.as_deref() == Some("FailedScheduling")),
+            "{:?}",
+            evs[0].signals
+        );
+
+        // Every listed Pod runs: the unattributed lines still make an item of their own.
+        let running = paste.replace("0/1     Pending", "1/1     Running");
+        let (_, evs) = parse(&running, "x").unwrap();
+        assert!(
+            evs.iter().any(|e| e
+                .signals
+                .iter()
+                .any(|s| s.reason.as_deref() == Some("FailedScheduling"))),
+            "the events are not dropped"
+        );
     }
 
     #[test]

@@ -224,6 +224,7 @@ impl FastEvent<'_> {
             component,
             node,
             time,
+            namespace: None,
         };
         let key = (!name.is_empty()).then(|| {
             (

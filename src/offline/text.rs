@@ -221,6 +221,15 @@ fn pods_row(line: &str) -> Option<Signal> {
             .is_some_and(|(a, b)| a.parse::<u32>().is_ok() && b.parse::<u32>().is_ok())
     })?;
     let name = cols.get(ready_at.checked_sub(1)?)?;
+    // `-A` listings put the namespace first.
+    let namespace = ready_at
+        .checked_sub(2)
+        .and_then(|i| cols.get(i))
+        .filter(|ns| {
+            ns.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        })
+        .map(|ns| ns.to_string());
     let status = cols.get(ready_at + 1)?;
     // In-progress states say nothing about a block on their own.
     let healthy =
@@ -241,6 +250,7 @@ fn pods_row(line: &str) -> Option<Signal> {
         message: String::new(),
         count: 1,
         object: Some(format!("pod/{}", sanitize::line(name))),
+        namespace,
         ..Default::default()
     })
 }
@@ -439,6 +449,7 @@ fn event_row(line: &str) -> Option<Row> {
             component,
             node,
             time: None,
+            namespace: None,
         },
         indent,
     })

@@ -241,7 +241,12 @@ pub struct Match {
 /// The first rule (in table order) whose pattern matches `text`.
 pub fn first_match(text: &str) -> Option<Match> {
     let c = &*COMPILED;
-    let idx = matching(text).next()?;
+    let found: Vec<usize> = matching(text).collect();
+    let idx = found
+        .iter()
+        .copied()
+        .find(|&i| !table::CATCH_ALL.contains(&RULES[i].id))
+        .or_else(|| found.first().copied())?;
     let re = c.each[idx].get_or_init(|| {
         builder(RULES[idx].pattern)
             .build()
@@ -356,6 +361,17 @@ mod tests {
                 r.name
             );
         }
+    }
+
+    #[test]
+    fn catch_alls_yield_only_to_rules_that_match_too() {
+        for id in table::CATCH_ALL {
+            let r = by_id(id).unwrap_or_else(|| panic!("{id} is not in the table"));
+            assert_eq!(first_match(r.example).map(|m| m.rule.id), Some(r.id));
+        }
+        let gpu_denial = by_id("GW212").unwrap().example;
+        assert!(all_matches(gpu_denial).iter().any(|r| r.id == "GW210"));
+        assert_eq!(first_match(gpu_denial).unwrap().rule.id, "GW212");
     }
 
     #[test]

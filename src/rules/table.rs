@@ -41,6 +41,10 @@ const CONTAINERD_RUNTIMES: Next = Next {
     why: "check that containerd's runtimes table has an entry named {handler}",
 };
 
+/// Catch-alls: when a later rule also matches the same text, that rule explains it (GW210 says only that a
+/// webhook denied the request; GW212 says the denial is about the GPU).
+pub static CATCH_ALL: &[&str] = &["GW210"];
+
 pub static RULES: &[Rule] = &[
     Rule {
         id: "GW101",
@@ -500,7 +504,7 @@ pub static RULES: &[Rule] = &[
         category: C::InsufficientResource,
         gate: G::Scheduling,
         looks_at: "FailedScheduling / Unschedulable event or scheduler log from a GPU-sharing scheduler (HAMi, KAI, Volcano, Koordinator, gpushare)",
-        pattern: r"node\(s\) didn't have enough resources?: (?P<resource>[A-Za-z0-9./-]+)|\bNodeUnfitPod\b|\bCardInsufficient(?:Memory|Core)\b|No nodes with enough resources were found|\bno enough gpu (?:cards|memory|cores?)\b|\bnot enough gpu fitted\b|request devices nums cannot exceed the total number of devices|all node scores do not meet|\bInsufficient Devices\b",
+        pattern: r"(?:node\(s\) didn't have enough resources?: |No node in the \S+ node-pool has )(?P<resource>[A-Za-z0-9./-]+)|\bNodeUnfitPod\b|\bCardInsufficient(?:Memory|Core)\b|No nodes with enough resources were found|\bno enough gpu (?:cards|memory|cores?)\b|\bnot enough gpu fitted\b|request devices nums cannot exceed the total number of devices|all node scores do not meet|\bInsufficient Devices\b",
         summary: "{count} node(s) have too little free GPU capacity for the pod, as the GPU-sharing scheduler counts it",
         explanation: doc!(
             "A GPU-sharing scheduler (HAMi, KAI, gpushare) found no node with enough free GPU units, memory or cores for the Pod.",
@@ -711,6 +715,66 @@ pub static RULES: &[Rule] = &[
         example: "Failed to schedule pod, did not tolerate taint (taint=CriticalAddonsOnly=true:NoSchedule);\nincompatible requirements, label \"agentpool\" does not have known values",
         example_source: "https://github.com/ai-dynamo/modelexpress/pull/600",
         near_miss: "Could not schedule pod, matched 0/1 provisioners, tried provisioner/default: did not tolerate nvidia.com/gpu=true:NoSchedule",
+    },
+    Rule {
+        id: "GW127",
+        name: "device-plugin-not-registered",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "device-plugin Pod log",
+        pattern: r"Could not register device plugin|Could not contact Kubelet|Could not start device plugin for|Failed to serve [a-z0-9-]+(?:\.[a-z0-9-]+)+/[A-Za-z0-9_.-]+:|Failed to create watcher for /var/lib/kubelet/device-plugins/",
+        summary: "the device plugin cannot register with the kubelet or serve its socket, so the node advertises no GPU",
+        explanation: doc!(
+            "The device plugin started but did not complete its handshake with the kubelet: it could not register over `/var/lib/kubelet/device-plugins/kubelet.sock`, or it could not serve or watch its own socket there. Until it registers, the node advertises none of its GPUs and GPU Pods fail scheduling with `Insufficient …`.",
+            "The plugin's hostPath for `/var/lib/kubelet/device-plugins` points elsewhere (k3s, k0s, microk8s and some distributions keep the kubelet's directory in another place), the kubelet is too old for the plugin's API version, or the node ran out of file descriptors or inotify watches.",
+            "Read the plugin's log, mount the kubelet's real device-plugins directory into the plugin, and raise `fs.inotify.max_user_instances` or the open-file limit when the log says so.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get pods -A -o wide | grep -i -e device-plugin -e gpu-plugin",
+                place: Cluster,
+                why: "find the device-plugin Pods and their nodes",
+            },
+            Next {
+                command: "ls -l /var/lib/kubelet/device-plugins/",
+                place: Node,
+                why: "check that the kubelet's socket and the plugin's socket are both there",
+            },
+        ],
+        fix: None,
+        example: "2018/09/28 16:48:44 Could not register device plugin: rpc error: code = Unimplemented desc = unknown service deviceplugin.Registration",
+        example_source: "https://github.com/vanvalenlab/kiosk-console/issues/14",
+        near_miss: "I1202 21:00:27.392471       1 server.go:303] Device plugin for i915_monitoring registered",
+    },
+    Rule {
+        id: "GW128",
+        name: "device-plugin-found-no-gpus",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "device-plugin Pod log",
+        pattern: r"\bFound 0 (?:AMD)?GPUs\b",
+        summary: "the device plugin found no GPU on its node, so the node advertises none",
+        explanation: doc!(
+            "The device plugin runs but enumerated zero GPUs, so it registers nothing and the node's allocatable GPU resource stays 0; GPU Pods fail scheduling with `Insufficient …`.",
+            "The kernel driver is not loaded or does not match the kernel (after an upgrade), the GPUs are partitioned in a way the plugin does not read, or the plugin cannot see `/dev` and `/sys` from its container.",
+            "Check the driver on the node, then restart the plugin Pod so that it enumerates the GPUs again.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get pods -A -o wide | grep -i -e device-plugin -e gpu-plugin",
+                place: Cluster,
+                why: "find the device-plugin Pods and their nodes",
+            },
+            Next {
+                command: "lsmod | grep -e amdgpu -e nvidia",
+                place: Node,
+                why: "check that the GPU kernel driver is loaded",
+            },
+        ],
+        fix: None,
+        example: "I0311 09:54:20.038987 1 plugin.go:136] Found 0 AMDGPUs",
+        example_source: "https://github.com/ROCm/gpu-operator/issues/66",
+        near_miss: "I1202 21:00:26.385290       1 gpu_plugin.go:540] GPU scan update: 0->5 'i915' resources found",
     },
     Rule {
         id: "GW201",
@@ -980,6 +1044,36 @@ pub static RULES: &[Rule] = &[
         example: "The Pod \"pod-0\" is invalid: spec.resourceClaims[0]: Invalid value: {\"Name\":\"single-gpu\",\"ResourceClaimName\":null,\"ResourceClaimTemplateName\":null}: must specify one of: `resourceClaimName`, `resourceClaimTemplateName`",
         example_source: "tests/fixtures/real/h041-dra-resourceclaim-invalid-must-specify-one.txt (issue URL in MANIFEST.tsv)",
         near_miss: "pods \"gpu-test\" is forbidden: pod rejected: RuntimeClass \"nvidia\" not found",
+    },
+    Rule {
+        id: "GW212",
+        name: "gpu-spec-denied-by-policy",
+        category: C::InvalidSpec,
+        gate: G::Admission,
+        looks_at: "apiserver reply to create, FailedCreate event on the owner",
+        pattern: r#"denied the request:.{0,400}?(?:(?P<resource>(?:nvidia\.com|amd\.com|gpu\.intel\.com|habana\.ai)/[A-Za-z0-9_.-]+)|\bgpus?\b)"#,
+        summary: "an admission webhook or policy rejected how the pod asks for the GPU",
+        explanation: doc!(
+            "A validating webhook or policy engine refused the object, and its reason is about the GPU part of the spec: the GPU request or limit, a GPU toleration, or the GPU scheduler's own job fields.",
+            "Batch schedulers (Volcano, KAI), GPU-sharing webhooks and platform policies (GKE Autopilot's Warden, Gatekeeper, Kyverno) check GPU fields more strictly than the apiserver: whole GPUs only, a toleration only with a GPU request, a GPU count within a limit.",
+            "Read the denial's reason and change the GPU part of the spec to what it asks for; the Pod is not created until the webhook accepts it.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get validatingwebhookconfigurations",
+                place: Cluster,
+                why: "find the webhook that denied the request",
+            },
+            Next {
+                command: "kubectl get pod {pod} -n {namespace} -o jsonpath='{.spec.containers[*].resources}'",
+                place: Cluster,
+                why: "compare the GPU requests and limits with what the webhook asks for",
+            },
+        ],
+        fix: None,
+        example: "Error from server: error when creating \"test-gpu-job-01.yaml\": admission webhook \"validatejob.volcano.sh\" denied the request: spec.task[0].template.spec.containers[0].resources.limits[nvidia.com/gpu]: Invalid value: resource.Quantity{i:resource.int64Amount{value:5, scale:-1}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:\"\", Format:\"DecimalSI\"}: must be an inte",
+        example_source: "https://github.com/volcano-sh/volcano/issues/822",
+        near_miss: "Error from server (Forbidden): error when creating \"test_NBody.yml\": admission webhook \"validation.gatekeeper.sh\" denied the request: [userpodlimits] container <cudasample> has no cpu limit, please see https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/",
     },
     Rule {
         id: "GW301",
