@@ -158,10 +158,9 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
 
     let passed_scheduling = pod
         .is_some_and(|p| p.node_name.is_some() || p.scheduled.as_deref() == Some("True"))
-        || ev
-            .signals
-            .iter()
-            .any(|s| s.reason.as_deref() == Some("Scheduled"))
+        || ev.signals.iter().any(|s| {
+            s.reason.as_deref() == Some("Scheduled") || s.message.contains("Successfully assigned ")
+        })
         || hits
             .iter()
             .any(|h| matches!(h.finding.rule.gate, Gate::DeviceAdmission | Gate::Runtime));
@@ -291,6 +290,7 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
 
     for c in causes.iter_mut() {
         whose_crash_loop(c, ev.target.name.as_deref().unwrap_or(""));
+        whose_shortfall_at_admission(c);
     }
     let primary = forced.unwrap_or_else(|| pick_primary(&causes, ctx.gpu_selector));
     let first = causes.remove(primary);
@@ -308,25 +308,44 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
     }
 }
 
-/// A `kubectl get pods` row that leaves the Pod Pending or ContainerCreating, with nothing else said about
-/// it: something blocks it and the input does not say what (`unknown`), not "nothing blocks".
+/// A Pod left Pending or ContainerCreating (a `kubectl get pods` row, or describe output whose events are gone)
+/// with nothing else said about it: something blocks it and the input does not say what (`unknown`), not
+/// "nothing blocks".
 fn stalled_without_a_word(ev: &Evidence, ctx: &Context, gaps: &[Gap]) -> Option<Diagnosis> {
-    // Shell prompts and prose around the listing say nothing; an event, a condition or an error line does.
+    // Shell prompts and prose around the listing say nothing; an event, a condition with a message or an
+    // error line does.
     let said = |s: &Signal| match s.source {
         Some(SignalSource::PodStatus) => !s.message.is_empty(),
         Some(SignalSource::Text | SignalSource::Log) | None => looks_like_error(&s.message),
+        Some(SignalSource::ContainerStatus) => {
+            !s.message.is_empty()
+                || !matches!(
+                    s.reason.as_deref(),
+                    Some("ContainerCreating" | "PodInitializing")
+                )
+        }
         _ => true,
     };
     if ev.signals.iter().any(said) {
         return None;
     }
-    let row = ev.signals.iter().find(|s| {
-        s.reason.as_deref().is_some_and(|r| {
-            matches!(r, "Pending" | "ContainerCreating" | "PodInitializing")
-                || r.starts_with("Init:")
-        })
-    })?;
-    let status = row.reason.as_deref().unwrap_or_default();
+    let stalled = |r: &str| {
+        matches!(r, "Pending" | "ContainerCreating" | "PodInitializing") || r.starts_with("Init:")
+    };
+    let from_pod = ev.pod.as_ref().and_then(|p| {
+        let pending = p.phase.as_deref() == Some("Pending");
+        match (pending, &p.node_name) {
+            (true, None) if p.scheduled.as_deref() != Some("True") => Some("Pending"),
+            (true, Some(_)) => Some("ContainerCreating"),
+            _ => None,
+        }
+    });
+    let status = ev
+        .signals
+        .iter()
+        .filter_map(|s| s.reason.as_deref())
+        .find(|r| stalled(r))
+        .or(from_pod)?;
     let gate = if status == "Pending" {
         Gate::Scheduling
     } else {
@@ -407,6 +426,25 @@ fn whose_crash_loop(c: &mut Cause, target: &str) {
         "gpu-operator",
     ]) {
         c.category = Category::Unknown;
+    }
+}
+
+/// The kubelet refused a Pod the scheduler had placed (`OutOf…`, "Node didn't have enough resource"). For a
+/// device-plugin resource the scheduler had counted the node's allocatable, so the kubelet's device manager
+/// holds fewer devices than the node advertised: the plugin has not (re-)registered or lost them
+/// (`device-plugin`). A shortfall of cpu or memory is not a GPU gate (`other`). The kubelet's own GPU
+/// resource of old releases (`alpha.kubernetes.io/nvidia-gpu`) stays `insufficient-resource`.
+fn whose_shortfall_at_admission(c: &mut Cause) {
+    if !matches!(c.rule, Some("GW306" | "GW310")) {
+        return;
+    }
+    let Some(resource) = detail(c, "resource") else {
+        return;
+    };
+    if !is_extended_resource(resource) {
+        c.category = Category::Other;
+    } else if is_gpu_resource(resource) && !resource.starts_with("alpha.kubernetes.io/") {
+        c.category = Category::DevicePlugin;
     }
 }
 
@@ -509,11 +547,18 @@ fn is_autoscaler(s: &Signal) -> bool {
 
 /// Normal events say what went right; everything else is read.
 fn worth_reading(s: &Signal) -> bool {
-    s.kind.as_deref() != Some("Normal") || is_autoscaler(s)
+    // Batch schedulers (Volcano) report why a Pod waits as a Normal `Unschedulable` event.
+    s.kind.as_deref() != Some("Normal")
+        || is_autoscaler(s)
+        || s.reason.as_deref() == Some("Unschedulable")
 }
 
 /// Whether an unexplained signal still means the Pod is blocked.
 fn is_blocking(s: &Signal) -> bool {
+    // Stopping a container (its preStop hook, the kill) never keeps a Pod from starting.
+    if matches!(s.reason.as_deref(), Some("FailedPreStopHook" | "Killing")) {
+        return false;
+    }
     match s.source {
         Some(SignalSource::Event | SignalSource::OwnerEvent) => s.kind.as_deref() != Some("Normal"),
         Some(SignalSource::Condition) => true,
@@ -552,9 +597,13 @@ fn looks_like_error(text: &str) -> bool {
         "refused",
         "timed out",
         "timeout",
+        "trigger scale-up",
     ]
     .iter()
     .any(|w| t.contains(w))
+        // `kubectl logs` on a container that is still being created is progress, not a failure.
+        && !(t.contains("is waiting to start: containercreating")
+            || t.contains("is waiting to start: podinitializing"))
 }
 
 fn gate_of_signal(s: &Signal) -> Gate {
@@ -1103,7 +1152,14 @@ fn scheduling_primary(causes: &[Cause], idx: &[usize], gpu_selector: bool) -> Op
     idx.iter()
         .copied()
         .filter(|&i| universal(&causes[i]))
-        .min_by_key(|&i| (filter_order(&causes[i]), i))
+        // One filter reports every resource a node lacks: the GPU before cpu or memory.
+        .min_by_key(|&i| {
+            (
+                filter_order(&causes[i]),
+                causes[i].category == Category::Other,
+                i,
+            )
+        })
         .or_else(widest)
         .or_else(|| find(&after_fit))
         // Karpenter: a pool the Pod's requirements rule out is what to fix, beside pools it is tainted away from.
@@ -1162,6 +1218,47 @@ mod tests {
             signals,
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn a_shortfall_at_the_kubelet_is_the_plugin_for_gpus_and_other_for_memory() {
+        let d = diagnose(&ev(vec![event(
+            "OutOfnvidia.com/gpu",
+            "Node didn't have enough resource: nvidia.com/gpu, requested: 1, used: 0, capacity: 0",
+        )]));
+        assert_eq!(d.primary, Category::DevicePlugin);
+        assert_eq!(d.gate, Gate::DeviceAdmission);
+        let d = diagnose(&ev(vec![event(
+            "OutOfmemory",
+            "Pod was rejected: Node didn't have enough resource: memory, requested: 2147483648, used: 32290433792, capacity: 32457011200",
+        )]));
+        assert_eq!(d.primary, Category::Other);
+        let d = diagnose(&ev(vec![event("OutOfalpha.kubernetes.io/nvidia-gpu", "")]));
+        assert_eq!(d.primary, Category::InsufficientResource);
+    }
+
+    #[test]
+    fn a_pending_pod_with_no_word_about_it_is_unknown_not_fine() {
+        let pending = Evidence {
+            pod: Some(PodFacts {
+                phase: Some("Pending".into()),
+                scheduled: Some("False".into()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let d = diagnose(&pending);
+        assert_eq!((d.primary, d.gate), (Category::Unknown, Gate::Scheduling));
+        // Once the scheduler has placed it and an event says so, nothing blocks.
+        let mut placed = pending.clone();
+        placed.signals.push(Signal {
+            kind: Some("Normal".into()),
+            ..event(
+                "Scheduled",
+                "Successfully assigned ml/trainer-0 to gpu-node-1",
+            )
+        });
+        assert_eq!(diagnose(&placed).primary, Category::None);
     }
 
     #[test]

@@ -70,8 +70,9 @@ pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
                     _ if trimmed.starts_with('{') && looks_like_log_json(trimmed) => {
                         Ok((Format::Text, vec![text::read(input)]))
                     }
-                    // `[422] …`, `[2024-…] …`: a bracketed tag on pasted text, not JSON.
-                    _ if !strongly_json(trimmed) => {
+                    // `[422] …`, `[2024-…] …`: a bracketed tag on pasted text, not JSON; or a JSON
+                    // document cut short in a ticket that still carries its messages.
+                    _ if !strongly_json(trimmed) || has_message_property(trimmed) => {
                         Ok((Format::Text, split_by_object(text::read(input))))
                     }
                     _ => Err(Error::BadInput {
@@ -128,6 +129,20 @@ fn split_by_object(ev: Evidence) -> Vec<Evidence> {
         }
     }
     if objects.len() < 2 || ev.pod.as_ref().is_some_and(|p| p.name.is_some()) {
+        let mut ev = ev;
+        // One Pod named by a listing row: that is the target.
+        if let [only] = objects.as_slice()
+            && ev.target.name.is_none()
+            && let Some(name) = only.strip_prefix("pod/")
+            && name.starts_with(|c: char| c.is_ascii_alphanumeric())
+        {
+            ev.target.name = Some(name.to_string());
+            ev.target.namespace = ev
+                .signals
+                .iter()
+                .find(|s| s.object.as_deref() == Some(only.as_str()))
+                .and_then(|s| s.namespace.clone());
+        }
         return vec![ev];
     }
     let of = |o: &str| -> Vec<&Signal> {
@@ -238,6 +253,13 @@ fn strongly_json(s: &str) -> bool {
         (first, second),
         (Some('{'), Some('"' | '}')) | (Some('['), Some('{' | '[' | '"'))
     )
+}
+
+fn has_message_property(s: &str) -> bool {
+    s.lines().any(|l| {
+        let t = l.trim_start();
+        t.starts_with("\"message\":") || t.starts_with("\"msg\":")
+    })
 }
 
 fn looks_like_log_json(s: &str) -> bool {

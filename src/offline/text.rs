@@ -16,7 +16,7 @@ static EVENT_ROW: LazyLock<Regex> = LazyLock::new(|| {
 });
 static AGE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"^(?P<age><unknown>|<invalid>|[0-9][0-9a-z.]*)(?:\s+\(x(?P<n>\d+) over [^)]*\))?\s+",
+        r"^(?P<age><unknown>|<invalid>|[0-9][0-9a-z.]*)(?:\s+\(x(?P<n>\d+) over [^)]*\))?(?:\s+|$)",
     )
     .expect("age")
 });

@@ -193,7 +193,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "GW106",
         name: "insufficient-node-resource",
-        category: C::InsufficientResource,
+        category: C::Other,
         gate: G::Scheduling,
         looks_at: "FailedScheduling event, PodScheduled condition",
         pattern: r"\bInsufficient (?P<resource>cpu|memory|ephemeral-storage|hugepages-[0-9a-z]+|pods)\b",
@@ -636,7 +636,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "BackOff event or kubelet log for the device-plugin Pod; device-plugin log",
-        pattern: r"(?:Back-off(?: \S+)? restarting failed container|CrashLoopBackOff)[^\n]*?(?P<plugin>[\w.-]*(?:device-plugin|amdgpu-dp|intel-gpu-plugin)[\w.-]*)|\bpanic: More than one MIG device type present|/nvidia-device-plugin/[\w/.-]+\.go:\d+",
+        pattern: r"(?:Back-off(?: \S+)? restarting failed container|CrashLoopBackOff)[^\n]*?(?P<plugin>[\w.-]*(?:device-plugin|amdgpu-dp|intel-gpu-plugin)[\w.-]*)|\bpanic: More than one MIG device type present|/nvidia-device-plugin/[\w/.-]+\.go:\d+|\(\*\w*DevicePlugin\w*\)\.\w+\(0x",
         summary: "the GPU device plugin keeps crashing, so its node advertises no GPU",
         explanation: doc!(
             "The device-plugin container exits and restarts; while it is down the kubelet has no plugin for the GPU resource and the node advertises none.",
@@ -722,7 +722,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "device-plugin Pod log",
-        pattern: r"Could not register device plugin|Could not contact Kubelet|Could not start device plugin for|Failed to serve [a-z0-9-]+(?:\.[a-z0-9-]+)+/[A-Za-z0-9_.-]+:|Failed to create watcher for /var/lib/kubelet/device-plugins/",
+        pattern: r"Could not register device plugin|ListAndWatch ended unexpectedly for device plugin|Could not contact Kubelet|Could not start device plugin for|Failed to serve [a-z0-9-]+(?:\.[a-z0-9-]+)+/[A-Za-z0-9_.-]+:|Failed to create watcher for /var/lib/kubelet/device-plugins/",
         summary: "the device plugin cannot register with the kubelet or serve its socket, so the node advertises no GPU",
         explanation: doc!(
             "The device plugin started but did not complete its handshake with the kubelet: it could not register over `/var/lib/kubelet/device-plugins/kubelet.sock`, or it could not serve or watch its own socket there. Until it registers, the node advertises none of its GPUs and GPU Pods fail scheduling with `Insufficient …`.",
@@ -775,6 +775,36 @@ pub static RULES: &[Rule] = &[
         example: "I0311 09:54:20.038987 1 plugin.go:136] Found 0 AMDGPUs",
         example_source: "https://github.com/ROCm/gpu-operator/issues/66",
         near_miss: "I1202 21:00:26.385290       1 gpu_plugin.go:540] GPU scan update: 0->5 'i915' resources found",
+    },
+    Rule {
+        id: "GW129",
+        name: "scheduler-queue-quota-exceeded",
+        category: C::Quota,
+        gate: G::Scheduling,
+        looks_at: "batch scheduler's Unschedulable or FailedScheduling event, scheduler log",
+        pattern: r"queue resource quota insufficient|Insufficient quotas \[\[(?P<resource>[^\]\s]+)\]\]",
+        summary: "the batch scheduler holds the pod: its queue's quota has no room for the request",
+        explanation: doc!(
+            "A batch scheduler (Volcano, Koordinator) keeps its own quota per queue or ElasticQuota, apart from Kubernetes ResourceQuota. The Pod exists and is Pending: the scheduler will not place it while its queue's quota is used up.",
+            "Other jobs in the same queue hold the GPUs the quota allows, the queue's capability or max is lower than the request, or the queue has no quota for the resource at all.",
+            "See the queue's capability and what is allocated in it; free quota (finish or delete jobs in the queue), raise the queue's capability, or submit to another queue.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get queues.scheduling.volcano.sh -o yaml",
+                place: Cluster,
+                why: "compare each Volcano queue's capability with what is allocated",
+            },
+            Next {
+                command: "kubectl get elasticquotas -A -o yaml",
+                place: Cluster,
+                why: "see the Koordinator ElasticQuota min, max and used",
+            },
+        ],
+        fix: None,
+        example: "queue resource quota insufficient",
+        example_source: "https://github.com/volcano-sh/volcano/issues/4479",
+        near_miss: "0/0 tasks in gang unschedulable: pod group is not ready, 1 minAvailable",
     },
     Rule {
         id: "GW201",
@@ -1051,7 +1081,7 @@ pub static RULES: &[Rule] = &[
         category: C::InvalidSpec,
         gate: G::Admission,
         looks_at: "apiserver reply to create, FailedCreate event on the owner",
-        pattern: r#"denied the request:.{0,400}?(?:(?P<resource>(?:nvidia\.com|amd\.com|gpu\.intel\.com|habana\.ai)/[A-Za-z0-9_.-]+)|\bgpus?\b)"#,
+        pattern: r#"(?s)denied the request:.*?(?:(?P<resource>(?:nvidia\.com|amd\.com|gpu\.intel\.com|habana\.ai)/[A-Za-z0-9_.-]+)|\bgpus?\b)|webhook \\?"[^"\\]*(?:gpu|hami)[^"\\]*\\?" denied the request|\[denied by autogke-gpu-limitation\]|GPU-using init containers are not supported"#,
         summary: "an admission webhook or policy rejected how the pod asks for the GPU",
         explanation: doc!(
             "A validating webhook or policy engine refused the object, and its reason is about the GPU part of the spec: the GPU request or limit, a GPU toleration, or the GPU scheduler's own job fields.",
@@ -1074,6 +1104,36 @@ pub static RULES: &[Rule] = &[
         example: "Error from server: error when creating \"test-gpu-job-01.yaml\": admission webhook \"validatejob.volcano.sh\" denied the request: spec.task[0].template.spec.containers[0].resources.limits[nvidia.com/gpu]: Invalid value: resource.Quantity{i:resource.int64Amount{value:5, scale:-1}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:\"\", Format:\"DecimalSI\"}: must be an inte",
         example_source: "https://github.com/volcano-sh/volcano/issues/822",
         near_miss: "Error from server (Forbidden): error when creating \"test_NBody.yml\": admission webhook \"validation.gatekeeper.sh\" denied the request: [userpodlimits] container <cudasample> has no cpu limit, please see https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/",
+    },
+    Rule {
+        id: "GW213",
+        name: "kueue-quota-not-available",
+        category: C::Quota,
+        gate: G::Admission,
+        looks_at: "kueue-admission Pending event on the Workload or Job, Workload status",
+        pattern: r"couldn't assign flavors to pod set [^:]+: (?:insufficient (?:unused )?quota for |resource )(?P<resource>[A-Za-z0-9./_-]+)|Workload didn't fit in the remaining quota",
+        summary: "the workload is not admitted by Kueue: its ClusterQueue has no room for {resource}",
+        explanation: doc!(
+            "Kueue keeps the Job suspended, so its Pods are not created: no ResourceFlavor of the ClusterQueue has enough unused quota for the workload, or the ClusterQueue does not cover a resource the Pods request.",
+            "Admitted workloads hold the quota, the request is larger than the nominal quota plus what can be borrowed, or the ClusterQueue's `coveredResources` leave out a resource (cpu, memory or the GPU) that the Pods ask for.",
+            "Add the resource to the ClusterQueue's resource group with a quota, raise the quota, or wait for admitted workloads to finish.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get workloads -n {namespace}",
+                place: Cluster,
+                why: "see which workloads are admitted and which wait",
+            },
+            Next {
+                command: "kubectl get clusterqueues -o yaml",
+                place: Cluster,
+                why: "compare the covered resources and quotas with the request",
+            },
+        ],
+        fix: None,
+        example: "couldn't assign flavors to pod set job: resource cpu unavailable in ClusterQueue",
+        example_source: "https://github.com/AI-Hypercomputer/xpk/issues/603",
+        near_miss: "couldn't assign flavors to pod set main: no topology domains at level",
     },
     Rule {
         id: "GW301",
@@ -1302,7 +1362,7 @@ pub static RULES: &[Rule] = &[
         category: C::InsufficientResource,
         gate: G::DeviceAdmission,
         looks_at: "Pod status.reason, OutOf<resource> event reason",
-        pattern: r"^OutOf(?P<resource>[a-z0-9][a-z0-9.\-]*/[a-z0-9.\-_]+|cpu|memory|pods|ephemeral-storage)$",
+        pattern: r"(?:^OutOf|Node didn't have enough resource: )(?P<resource>[a-z0-9][a-z0-9.\-]*/[a-z0-9.\-_]+|cpu|memory|pods|ephemeral-storage)(?:$|,)",
         summary: "the kubelet rejected the pod: the node had too little {resource} when it arrived",
         explanation: doc!(
             "The kubelet's admission check rejected the Pod with reason `OutOf{resource}` (phase Failed).",
@@ -1462,7 +1522,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "Failed event, container waiting/terminated message (RunContainerError, StartError)",
-        pattern: r"nvidia-container-cli(?:\.real)?: initialization error: nvml error: driver not loaded",
+        pattern: r#"nvidia-container-cli(?:\.real)?: initialization error: nvml error: driver not loaded|adding custom device \\?"/dev/nvidia|\bstat /dev/nvidia(?:\d+|ctl|-uvm): no such file or directory"#,
         summary: "the NVIDIA kernel driver is not loaded on the node",
         explanation: doc!(
             "The NVIDIA prestart hook could not initialise NVML because the kernel module is not loaded.",
@@ -1522,7 +1582,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "Failed event, container waiting/terminated message (RunContainerError, StartError)",
-        pattern: r"nvidia-container-cli(?:\.real)?: requirement error: unsatisfied condition: (?P<condition>[^,\s]+)",
+        pattern: r"nvidia-container-cli(?:\.real)?: requirement error: unsatisfied condition: (?P<condition>[^,\s]+)|CUDA driver version is insufficient for CUDA runtime version",
         summary: "the image needs {condition} but the node's driver is older",
         explanation: doc!(
             "The image's `NVIDIA_REQUIRE_CUDA` asks for a CUDA version that the node's driver does not support.",
@@ -1651,7 +1711,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "Failed event, container waiting/terminated message (RunContainerError, StartError)",
-        pattern: r"could not apply required modification to OCI specification|failed to create NVIDIA Container Runtime|no runtime binary found from candidate list|invoking the NVIDIA Container Runtime Hook directly|nvidia-container-runtime did not terminate successfully|insufficient privileges to read device list from NVIDIA_VISIBLE_DEVICES",
+        pattern: r"could not apply required modification to OCI specification|failed to create NVIDIA Container Runtime|no runtime binary found from candidate list|invoking the NVIDIA Container Runtime Hook directly|nvidia-container-runtime did not terminate successfully|insufficient privileges to read device list from NVIDIA_VISIBLE_DEVICES|mounting \W*/run/nvidia/driver/",
         summary: "the NVIDIA container runtime failed to prepare the container",
         explanation: doc!(
             "`nvidia-container-runtime` (the OCI wrapper that containerd calls for the `nvidia` handler) failed before runc started the container.",
@@ -1923,7 +1983,7 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Runtime,
         looks_at: "BackOff event, container waiting reason CrashLoopBackOff",
-        pattern: r"Back-off(?: \S+)? restarting failed container|\bCrashLoopBackOff\b",
+        pattern: r"Back-off(?: \S+)? restarting failed container|\bCrashLoopBackOff\b|^BackOff$",
         summary: "the container starts and then exits repeatedly",
         explanation: doc!(
             "The container ran and exited; the kubelet is backing off restarts. The GPU gates were passed.",
