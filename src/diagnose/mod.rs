@@ -412,7 +412,10 @@ fn whose_crash_loop(c: &mut Cause, target: &str) {
         }
     }
     let has = |words: &[&str]| words.iter().any(|w| text.contains(w));
-    if has(&["device-plugin", "amdgpu-dp", "intel-gpu-plugin"]) {
+    // A validator's name can hold the component it validates (`nvidia-device-plugin-validator`).
+    if has(&["validator", "validation"]) {
+        c.category = Category::Unknown;
+    } else if has(&["device-plugin", "amdgpu-dp", "intel-gpu-plugin"]) {
         c.category = Category::DevicePlugin;
     } else if has(&[
         "validator",

@@ -170,7 +170,7 @@ pub static RULES: &[Rule] = &[
         category: C::InsufficientResource,
         gate: G::Scheduling,
         looks_at: "FailedScheduling event, PodScheduled condition",
-        pattern: r"\bInsufficient (?P<resource>[a-z0-9][a-z0-9\-]*(?:\.[a-z0-9\-]+)+/[a-z0-9][a-z0-9.\-_]*|(?:nvidia|amd)(?:\.com)?|gpus?)(?:$|[,;:)\]]| [^.])",
+        pattern: r#"\bInsufficient (?P<resource>[a-z0-9][a-z0-9\-]*(?:\.[a-z0-9\-]+)+/[a-z0-9][a-z0-9.\-_]*|(?:nvidia|amd)(?:\.com)?|gpus?)(?:$|[,;:)\]"'`]| [^.])"#,
         summary: "{count} node(s) lack free {resource}: none advertise it, or all of it is allocated",
         explanation: doc!(
             "These nodes passed the taint and affinity filters but do not have enough allocatable `{resource}` left for the Pod's request.",
@@ -782,7 +782,7 @@ pub static RULES: &[Rule] = &[
         category: C::Quota,
         gate: G::Scheduling,
         looks_at: "batch scheduler's Unschedulable or FailedScheduling event, scheduler log",
-        pattern: r"queue resource quota insufficient|Insufficient quotas \[\[(?P<resource>[^\]\s]+)\]\]",
+        pattern: r"queue resource quota insufficient|\bworkload is over quota\b|\bNonPreemptibleOverQuota\b|Insufficient quotas \[\[(?P<resource>[^\]\s]+)\]\]",
         summary: "the batch scheduler holds the pod: its queue's quota has no room for the request",
         explanation: doc!(
             "A batch scheduler (Volcano, Koordinator) keeps its own quota per queue or ElasticQuota, apart from Kubernetes ResourceQuota. The Pod exists and is Pending: the scheduler will not place it while its queue's quota is used up.",
@@ -805,6 +805,32 @@ pub static RULES: &[Rule] = &[
         example: "queue resource quota insufficient",
         example_source: "https://github.com/volcano-sh/volcano/issues/4479",
         near_miss: "0/0 tasks in gang unschedulable: pod group is not ready, 1 minAvailable",
+    },
+    Rule {
+        id: "GW130",
+        name: "karpenter-no-instance-type-fits",
+        category: C::InsufficientResource,
+        gate: G::Scheduling,
+        looks_at: "Karpenter FailedScheduling event or controller log",
+        pattern: r"no instance type (?:satisfied resources|has enough resources)|all available instance types exceed limits for (?:nodepool|provisioner)",
+        summary: "no instance type Karpenter may launch has enough of the pod's resources (or the pool's limits are reached)",
+        explanation: doc!(
+            "Karpenter could launch a node for the Pod, but none of the instance types the NodePool allows has the GPUs (or cpu, memory) the Pod requests, or launching one would exceed the NodePool's limits.",
+            "The NodePool's requirements allow only instance types with fewer GPUs than the Pod asks for (one GPU each, while the Pod wants two), the GPU instance families are left out, or `spec.limits` caps the pool's GPUs.",
+            "Allow an instance type with enough GPUs in the NodePool's requirements, lower the Pod's request, or raise the NodePool's limits.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get nodepools -o yaml",
+                place: Cluster,
+                why: "see the NodePool's instance-type requirements and limits",
+            },
+            DESCRIBE_POD,
+        ],
+        fix: None,
+        example: "Could not schedule pod, incompatible with nodepool \"nodepool-code-analyzer\", daemonset overhead={\"cpu\":\"185m\",\"memory\":\"240Mi\",\"pods\":\"4\"}, no instance type satisfied resources",
+        example_source: "https://github.com/aws/karpenter-provider-aws/issues/8064",
+        near_miss: "Failed to schedule pod, did not tolerate taint (taint=CriticalAddonsOnly=true:NoSchedule);\nincompatible requirements, label \"agentpool\" does not have known values",
     },
     Rule {
         id: "GW201",
@@ -989,7 +1015,7 @@ pub static RULES: &[Rule] = &[
         category: C::InvalidSpec,
         gate: G::Admission,
         looks_at: "apiserver reply to create (422)",
-        pattern: r"must be a standard resource for containers|doesn't follow extended resource name standard|must be a standard resource type or fully qualified",
+        pattern: r"must be a standard resource for containers|invalid or unknown key: [a-z0-9.-]+/|doesn't follow extended resource name standard|must be a standard resource type or fully qualified",
         summary: "the pod names a resource that is not a valid resource name",
         explanation: doc!(
             "Validation rejected a resource name in `requests`/`limits`.",
@@ -1035,7 +1061,7 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Admission,
         looks_at: "apiserver reply to create, FailedCreate event on the owner",
-        pattern: r#"admission webhook "(?P<webhook>[^"]+)" denied the request|violates PodSecurity "(?P<level>[^"]+)"|error looking up service account|disallowed by cluster policy"#,
+        pattern: r#"admission webhook "(?P<webhook>[^"]+)" denied the request|violates PodSecurity "(?P<level>[^"]+)"|error looking up service account|disallowed by cluster policy|PodSecurityPolicy: unable to admit pod"#,
         summary: "an admission webhook or policy rejected the pod",
         explanation: doc!(
             "A validating admission webhook or policy (Gatekeeper, Kyverno, PodSecurity) refused the Pod; it is never created. This is not a GPU gate.",
@@ -1058,7 +1084,7 @@ pub static RULES: &[Rule] = &[
         category: C::InvalidSpec,
         gate: G::Admission,
         looks_at: "apiserver reply to create (422), FailedCreate event on the owner",
-        pattern: r#"\b(?:Pod|[A-Z][A-Za-z]+(?:\.[a-z0-9-]+)+|[A-Z][a-z]+[A-Za-z]*) "(?P<invalid_pod>[^"]*)" is invalid:|\bpods? "[^"]*" is invalid:"#,
+        pattern: r#"\b(?:Pod|[A-Z][A-Za-z]+(?:\.[a-z0-9-]+)+|[A-Z][a-z]+[A-Za-z]*) "(?P<invalid_pod>[^"]*)" is invalid:|\bpods? "[^"]*" is invalid:| cannot be handled as an? [A-Z][A-Za-z]+: json: cannot unmarshal"#,
         summary: "the apiserver rejected the pod spec as invalid",
         explanation: doc!(
             "Validation rejected the Pod (HTTP 422); it is never created. The field errors follow the colon.",
@@ -1892,6 +1918,36 @@ pub static RULES: &[Rule] = &[
         example: "Error: device plugin PreStartContainer rpc failed with err: rpc error: code = Unavailable desc = connection error: desc = \"transport: Error while dialing dial unix /var/lib/kubelet/pod-resources/kubelet.sock: connect: no such file or directory\"",
         example_source: "https://github.com/elastic-ai/elastic-gpu-scheduler/issues/15",
         near_miss: "Allocate failed due to cannot allocate unregistered device nvidia.com/gpu, which is unexpected",
+    },
+    Rule {
+        id: "GW420",
+        name: "driver-library-not-in-container",
+        category: C::RuntimeHook,
+        gate: G::Runtime,
+        looks_at: "container log, Failed event, container status message",
+        pattern: r"(?P<library>lib(?:cuda|nvidia-[a-z0-9-]+)\.so[.0-9]*): cannot open shared object file",
+        summary: "the container cannot load {library}: the NVIDIA runtime did not put the driver's libraries into it",
+        explanation: doc!(
+            "The container started, but the program in it cannot load the NVIDIA driver's user-space library: it is not in the container. The image does not ship it; the NVIDIA runtime or hook mounts it from the host when the container is created with the GPU.",
+            "The Pod runs without the NVIDIA runtime (no `runtimeClassName: nvidia` and `nvidia` is not containerd's default runtime), the device plugin handed out no GPU (NVIDIA_VISIBLE_DEVICES empty or `void`), or the driver libraries live where the toolkit does not look (a driver container, `/run/nvidia/driver`).",
+            "Run the Pod with the NVIDIA runtime (RuntimeClass or default runtime) and a GPU request, and check the toolkit's configuration on the node.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get pod {pod} -n {namespace} -o jsonpath='{.spec.runtimeClassName} {.spec.containers[*].resources.limits}'",
+                place: Cluster,
+                why: "check that the Pod asks for the NVIDIA runtime and a GPU",
+            },
+            Next {
+                command: "containerd config dump | grep -e default_runtime_name -e 'runtimes.nvidia'",
+                place: Node,
+                why: "see whether containerd knows the nvidia runtime and which runtime is the default",
+            },
+        ],
+        fix: None,
+        example: "/usr/bin/coreutils: error while loading shared libraries: libcuda.so.1: cannot open shared object file: No such file or directory",
+        example_source: "https://github.com/Project-HAMi/volcano-vgpu-device-plugin/issues/89",
+        near_miss: "nvidia-container-cli: initialization error: nvml error: driver not loaded",
     },
     Rule {
         id: "GW501",
