@@ -7,7 +7,7 @@
 
 use std::sync::LazyLock;
 
-use regex::bytes::{Regex, RegexBuilder};
+use regex_automata::{meta, util::syntax};
 use serde::Serialize;
 
 /// One histogram entry: `3 Insufficient nvidia.com/gpu` → (Some(3), "Insufficient nvidia.com/gpu").
@@ -32,29 +32,41 @@ pub struct FitError {
     pub overlapping: bool,
 }
 
-/// The patterns are ASCII and compiled without Unicode (small automata, cheap start-up); every match
-/// starts and ends next to an ASCII character, so its offsets are valid in the `&str`.
-fn ascii(pattern: &str) -> Regex {
-    RegexBuilder::new(pattern)
-        .unicode(false)
-        .case_insensitive(true)
-        .build()
+/// The patterns are ASCII and compiled without Unicode (small automata, cheap start-up), and only the engines
+/// that report captures on short text are built; every match starts and ends next to an ASCII character,
+/// so its offsets are valid in the `&str`.
+fn ascii(pattern: &str) -> meta::Regex {
+    meta::Regex::builder()
+        .configure(
+            meta::Config::new()
+                .auto_prefilter(false)
+                .onepass(false)
+                .hybrid(false)
+                .dfa(false),
+        )
+        .syntax(
+            syntax::Config::new()
+                .unicode(false)
+                .utf8(false)
+                .case_insensitive(true),
+        )
+        .build(pattern)
         .expect("FitError pattern compiles (tested)")
 }
 
-static ANCHOR: LazyLock<Regex> = LazyLock::new(|| {
+static ANCHOR: LazyLock<meta::Regex> = LazyLock::new(|| {
     ascii(
         r"(?:\b0/(?P<n>\d+) nodes are (?:available|unavailable)|\ball nodes are unavailable|\bpod didn't trigger scale-up(?: \([^)]*\))?|\bNo nodes are available that match all of the (?:following )?predicates|\bfit failure summary on nodes\s*):+\s*",
     )
 });
 
-static POST_FILTER: LazyLock<Regex> = LazyLock::new(|| {
+static POST_FILTER: LazyLock<meta::Regex> = LazyLock::new(|| {
     ascii(
         r"\.\s+(?:no new claims to deallocate|preemption:|plugin disabled|deallocation of ResourceClaim completed|deletion of ResourceClaim completed|still not schedulable|not eligible due to|no candidate node for preemption)",
     )
 });
 
-static OLD_ITEM: LazyLock<Regex> =
+static OLD_ITEM: LazyLock<meta::Regex> =
     LazyLock::new(|| ascii(r"^(?P<reason>.*?)\s*\((?P<count>\d+)\)$"));
 
 /// Compiles the patterns now (live mode does this while the requests are in flight).
@@ -65,11 +77,12 @@ pub fn warm() {
 
 /// Finds and splits the first FitError in `message`. `None` when the message has none.
 pub fn parse(message: &str) -> Option<FitError> {
-    let caps = ANCHOR.captures(message.as_bytes())?;
-    let whole = caps.get(0)?;
+    let mut caps = ANCHOR.create_captures();
+    ANCHOR.captures(message.as_bytes(), &mut caps);
+    let whole = caps.get_match()?;
     let nodes_total = caps
-        .name("n")
-        .and_then(|m| std::str::from_utf8(m.as_bytes()).ok()?.parse().ok());
+        .get_group_by_name("n")
+        .and_then(|span| message.get(span.range())?.parse().ok());
     let lower = message[whole.range()].to_ascii_lowercase();
     let old_style = lower.starts_with("no nodes are available that match")
         || lower.starts_with("fit failure summary");
@@ -181,17 +194,21 @@ fn split_old(histogram: &str) -> Vec<FitItem> {
     histogram
         .split(", ")
         .filter(|s| !s.trim().is_empty())
-        .map(|s| match OLD_ITEM.captures(s.trim().as_bytes()) {
-            Some(c) => FitItem {
-                count: std::str::from_utf8(&c["count"])
-                    .ok()
-                    .and_then(|n| n.parse().ok()),
-                reason: String::from_utf8_lossy(&c["reason"]).into_owned(),
-            },
-            None => FitItem {
-                count: None,
-                reason: s.trim().to_string(),
-            },
+        .map(|s| {
+            let s = s.trim();
+            let mut c = OLD_ITEM.create_captures();
+            OLD_ITEM.captures(s.as_bytes(), &mut c);
+            let group = |name: &str| c.get_group_by_name(name).and_then(|g| s.get(g.range()));
+            match (group("reason"), group("count")) {
+                (Some(reason), Some(count)) => FitItem {
+                    count: count.parse().ok(),
+                    reason: reason.to_string(),
+                },
+                _ => FitItem {
+                    count: None,
+                    reason: s.to_string(),
+                },
+            }
         })
         .collect()
 }

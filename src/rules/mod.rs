@@ -8,9 +8,12 @@ mod table;
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
-use regex::bytes::{Regex, RegexBuilder};
+use std::sync::Mutex;
+
 use regex_automata::{
-    Input, MatchKind, PatternSet, meta, nfa::thompson::WhichCaptures, util::syntax,
+    Input, MatchKind, PatternID, PatternSet, hybrid, meta,
+    nfa::thompson::{self, WhichCaptures},
+    util::syntax,
 };
 use serde::Serialize;
 
@@ -154,40 +157,59 @@ pub const CONTEXT_FIELDS: &[&str] = &[
 ];
 
 struct Compiled {
-    /// Every pattern in one automaton that only says which patterns match (no captures, no prefilter:
-    /// those made building it most of a short run).
-    set: meta::Regex,
+    /// Every pattern in one forward lazy DFA that only says which patterns match: no captures, no reverse
+    /// automaton, no prefilter (those made building it most of a short run).
+    set: hybrid::dfa::DFA,
+    /// The lazy DFA's state cache, kept across searches (the states a search built serve the next one).
+    cache: Mutex<hybrid::dfa::Cache>,
     /// Each rule's own regex, compiled the first time the set says it matches.
-    each: Vec<std::sync::OnceLock<Regex>>,
+    each: Vec<std::sync::OnceLock<meta::Regex>>,
 }
 
 /// Kubernetes messages are ASCII where it matters, so the patterns are compiled without Unicode: `.`, `\s`,
 /// `\w`, `\b`, negated classes and case folding work on bytes. That keeps the automata, and start-up, small
 /// (Unicode classes and case folding made compiling the set most of a run). Non-ASCII text still matches
 /// byte by byte; captures are read back lossily.
-fn builder(pattern: &str) -> RegexBuilder {
-    let mut b = RegexBuilder::new(pattern);
-    b.unicode(false).case_insensitive(true);
-    b
+fn syntax_config() -> syntax::Config {
+    syntax::Config::new().unicode(false).utf8(false)
+}
+
+/// One rule's regex, for its captures: a messages is short, so the bounded backtracker (or the PikeVM)
+/// reads it quickly, and only those two engines are built.
+fn rule_regex(pattern: &str) -> Result<meta::Regex, regex_automata::meta::BuildError> {
+    meta::Regex::builder()
+        .configure(
+            meta::Config::new()
+                .auto_prefilter(false)
+                .onepass(false)
+                .hybrid(false)
+                .dfa(false),
+        )
+        .syntax(syntax_config().case_insensitive(true))
+        .build(pattern)
 }
 
 static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
     let patterns: Vec<String> = RULES.iter().map(|r| folded(r.pattern)).collect();
-    let set = meta::Regex::builder()
+    let set = hybrid::dfa::DFA::builder()
         .configure(
-            meta::Config::new()
+            hybrid::dfa::DFA::config()
                 .match_kind(MatchKind::All)
-                .which_captures(WhichCaptures::None)
-                .auto_prefilter(false)
-                .onepass(false)
-                .backtrack(false),
+                .minimum_cache_clear_count(None),
         )
-        .syntax(syntax::Config::new().unicode(false).utf8(false))
+        .syntax(syntax_config())
+        .thompson(thompson::Config::new().which_captures(WhichCaptures::None))
         .build_many(&patterns)
         .expect("every rule pattern compiles (tested)");
+    let cache = Mutex::new(set.create_cache());
     let each = RULES.iter().map(|_| std::sync::OnceLock::new()).collect();
-    Compiled { set, each }
+    Compiled { set, cache, each }
 });
+
+fn each(idx: usize) -> &'static meta::Regex {
+    COMPILED.each[idx]
+        .get_or_init(|| rule_regex(RULES[idx].pattern).expect("rule pattern compiles (tested)"))
+}
 
 /// A pattern with its ASCII letters lowercased (escapes and group names kept), so that the set can match
 /// lowercased text case-sensitively: the same matches as case-insensitive, at half the compile cost.
@@ -213,16 +235,22 @@ fn folded(pattern: &str) -> String {
 }
 
 /// The indexes of the rules whose patterns match `text`, in table order.
-fn matching(text: &str) -> impl Iterator<Item = usize> {
-    let set = &COMPILED.set;
-    let mut found = PatternSet::new(set.pattern_len());
+fn matching(text: &str) -> Vec<usize> {
+    let c = &*COMPILED;
+    let mut found = PatternSet::new(c.set.pattern_len());
     let lower = text.to_ascii_lowercase();
-    set.which_overlapping_matches(&Input::new(lower.as_bytes()), &mut found);
-    found
-        .iter()
-        .map(|p| p.as_usize())
-        .collect::<Vec<_>>()
-        .into_iter()
+    let searched = {
+        let mut cache = c.cache.lock().unwrap_or_else(|e| e.into_inner());
+        c.set
+            .try_which_overlapping_matches(&mut cache, &Input::new(lower.as_bytes()), &mut found)
+    };
+    match searched {
+        Ok(()) => found.iter().map(|p| p.as_usize()).collect(),
+        // The lazy DFA does not give up as configured; should it, each rule answers for itself.
+        Err(_) => (0..RULES.len())
+            .filter(|&i| each(i).is_match(text.as_bytes()))
+            .collect(),
+    }
 }
 
 /// Compiles the rule set now, so that a later match does not wait for it (live mode does this on another
@@ -240,27 +268,29 @@ pub struct Match {
 
 /// The first rule (in table order) whose pattern matches `text`.
 pub fn first_match(text: &str) -> Option<Match> {
-    let c = &*COMPILED;
-    let found: Vec<usize> = matching(text).collect();
+    let found = matching(text);
     let idx = found
         .iter()
         .copied()
         .find(|&i| !table::CATCH_ALL.contains(&RULES[i].id))
         .or_else(|| found.first().copied())?;
-    let re = c.each[idx].get_or_init(|| {
-        builder(RULES[idx].pattern)
-            .build()
-            .expect("rule pattern compiles (tested)")
-    });
-    let caps = re.captures(text.as_bytes())?;
+    let re = each(idx);
+    let mut caps = re.create_captures();
+    re.captures(text.as_bytes(), &mut caps);
+    if !caps.is_match() {
+        return None;
+    }
     let captures = re
-        .capture_names()
+        .group_info()
+        .pattern_names(PatternID::ZERO)
         .flatten()
         .filter_map(|n| {
-            caps.name(n).map(|m| {
+            caps.get_group_by_name(n).map(|span| {
                 (
                     n.to_string(),
-                    String::from_utf8_lossy(m.as_bytes()).trim().to_string(),
+                    String::from_utf8_lossy(&text.as_bytes()[span.range()])
+                        .trim()
+                        .to_string(),
                 )
             })
         })
@@ -274,7 +304,7 @@ pub fn first_match(text: &str) -> Option<Match> {
 
 /// Every rule whose pattern matches `text` (for tests and `explain`).
 pub fn all_matches(text: &str) -> Vec<&'static Rule> {
-    matching(text).map(|i| &RULES[i]).collect()
+    matching(text).into_iter().map(|i| &RULES[i]).collect()
 }
 
 /// Looks a rule up by id (case-insensitive) or by name.
@@ -307,6 +337,7 @@ pub fn placeholders(template: &str) -> Vec<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use regex::bytes::Regex;
 
     #[test]
     fn ids_are_unique_sorted_and_well_formed() {
@@ -377,9 +408,7 @@ mod tests {
     #[test]
     fn every_pattern_compiles_alone() {
         for r in RULES {
-            builder(r.pattern)
-                .build()
-                .unwrap_or_else(|e| panic!("{}: {e}", r.id));
+            rule_regex(r.pattern).unwrap_or_else(|e| panic!("{}: {e}", r.id));
         }
         let _ = &*COMPILED;
     }
