@@ -174,9 +174,9 @@ fn syntax_config() -> syntax::Config {
     syntax::Config::new().unicode(false).utf8(false)
 }
 
-/// One rule's regex, for its captures: a messages is short, so the bounded backtracker (or the PikeVM)
+/// One rule's regex, for its captures: a message is short, so the bounded backtracker (or the PikeVM)
 /// reads it quickly, and only those two engines are built.
-fn rule_regex(pattern: &str) -> Result<meta::Regex, regex_automata::meta::BuildError> {
+fn rule_regex(pattern: &str) -> Result<meta::Regex, Box<meta::BuildError>> {
     meta::Regex::builder()
         .configure(
             meta::Config::new()
@@ -187,6 +187,7 @@ fn rule_regex(pattern: &str) -> Result<meta::Regex, regex_automata::meta::BuildE
         )
         .syntax(syntax_config().case_insensitive(true))
         .build(pattern)
+        .map_err(Box::new)
 }
 
 static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
