@@ -41,9 +41,10 @@ const CONTAINERD_RUNTIMES: Next = Next {
     why: "check that containerd's runtimes table has an entry named {handler}",
 };
 
-/// Catch-alls: when a later rule also matches the same text, that rule explains it (GW210 says only that a
-/// webhook denied the request; GW212 says the denial is about the GPU).
-pub static CATCH_ALL: &[&str] = &["GW210"];
+/// Catch-alls: when a later rule also matches the same text, that rule explains it. GW210 says only that a
+/// webhook denied the request (GW212 says the denial is about the GPU); a crash loop (GW124, GW505) is a
+/// symptom, and a record that also names why the container fails (a mount, a library) names the cause.
+pub static CATCH_ALL: &[&str] = &["GW124", "GW210", "GW505"];
 
 pub static RULES: &[Rule] = &[
     Rule {
