@@ -1085,7 +1085,7 @@ pub static RULES: &[Rule] = &[
         category: C::InvalidSpec,
         gate: G::Admission,
         looks_at: "apiserver reply to create (422), FailedCreate event on the owner",
-        pattern: r#"\b(?:Pod|[A-Z][A-Za-z]+(?:\.[a-z0-9-]+)+|[A-Z][a-z]+[A-Za-z]*) "(?P<invalid_pod>[^"]*)" is invalid:|\bpods? "[^"]*" is invalid:| cannot be handled as an? [A-Z][A-Za-z]+: json: cannot unmarshal"#,
+        pattern: r#"\b(?:Pod|[A-Z][A-Za-z]+(?:\.[a-z0-9-]+)+|[A-Z][a-z]+[A-Za-z]*) "(?P<invalid_pod>[^"]*)" is invalid:|\bpods? "[^"]*" is invalid:| cannot be handled as an? [A-Z][A-Za-z]+: (?:json: cannot unmarshal|strict decoding error)"#,
         summary: "the apiserver rejected the pod spec as invalid",
         explanation: doc!(
             "Validation rejected the Pod (HTTP 422); it is never created. The field errors follow the colon.",
@@ -1791,7 +1791,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "container log (GPU Operator validator, workload)",
-        pattern: r#"exec: \\?"nvidia-smi\\?": executable file not found"#,
+        pattern: r#"exec: \\?"nvidia-smi\\?": executable file not found|failed to run command '?nvidia-smi'?: No such file or directory"#,
         summary: "nvidia-smi is not in the container: the NVIDIA runtime or hook did not inject the driver utilities",
         explanation: doc!(
             "The container started, but `nvidia-smi`, which the NVIDIA Container Toolkit mounts from the host driver, is not there.",
