@@ -54,6 +54,8 @@ pub enum SignalSource {
     DevicePlugin,
     /// The GPU Operator's ClusterPolicy status.
     Clusterpolicy,
+    /// A device-plugin DaemonSet that wants no Pod (`kubectl get ds`: DESIRED 0).
+    Daemonset,
 }
 
 /// One message, with what is known about who said it.

@@ -181,6 +181,7 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
     let forced = facts::scheduling(ev)
         .filter(|_| !passed_scheduling)
         .map(|v| apply_verdict(v, &mut causes, &ctx));
+    let forced = forced.or_else(|| idle_plugin_daemonset(ev, &mut causes, &ctx));
     if let Some(rc) = &ev.cluster.runtime_class {
         for c in causes
             .iter_mut()
@@ -306,6 +307,61 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
         causes,
         gaps,
     }
+}
+
+/// A device-plugin DaemonSet that wants no Pod (`DESIRED 0`) means no node runs the plugin, so no node
+/// advertises the GPU: its node selector or affinity matches no node (`node-affinity`). It is what to fix
+/// unless something other than a GPU shortfall blocks the Pod; returns its index when it is primary.
+fn idle_plugin_daemonset(ev: &Evidence, causes: &mut Vec<Cause>, ctx: &Context) -> Option<usize> {
+    let row = ev
+        .signals
+        .iter()
+        .find(|s| s.source == Some(SignalSource::Daemonset))?;
+    let name = row
+        .object
+        .as_deref()
+        .and_then(|o| o.strip_prefix("daemonset/"))
+        .unwrap_or("<daemonset>");
+    let ns = row.namespace.as_deref().unwrap_or("<namespace>");
+    let mut details = BTreeMap::new();
+    details.insert("daemonset".to_string(), Value::from(name));
+    causes.push(Cause {
+        category: Category::NodeAffinity,
+        rule: None,
+        name: None,
+        gate: Gate::Scheduling,
+        summary: format!(
+            "the device-plugin DaemonSet {name} wants no Pod (DESIRED 0): its node selector or affinity matches no node, so no node advertises the GPU"
+        ),
+        evidence: vec![EvidenceLine {
+            source: SignalSource::Daemonset,
+            reason: row.reason.clone(),
+            text: row.message.clone(),
+            count: 1,
+        }],
+        details,
+        next: vec![
+            NextStep {
+                command: sanitize::line(&format!(
+                    "kubectl get ds {name} -n {ns} -o jsonpath='{{.spec.template.spec.nodeSelector}} {{.spec.template.spec.affinity.nodeAffinity}}'"
+                )),
+                place: Where::Cluster,
+                why: "see which node labels the device plugin requires".into(),
+            },
+            ctx.step(
+                "kubectl get nodes -L nvidia.com/gpu.present,feature.node.kubernetes.io/pci-10de.present",
+                Where::Cluster,
+                "see whether the GPU nodes carry those labels (GPU Feature Discovery or NFD sets them)",
+            ),
+        ],
+        fix: None,
+        overlapping: false,
+    });
+    let idx = causes.len() - 1;
+    let only_shortfall = causes[..idx].iter().all(|c| {
+        matches!(c.rule, Some("GW105" | "GW119" | "GW303")) || c.category == Category::Unknown
+    });
+    only_shortfall.then_some(idx)
 }
 
 /// A Pod left Pending or ContainerCreating (a `kubectl get pods` row, or describe output whose events are gone)
@@ -575,7 +631,8 @@ fn is_blocking(s: &Signal) -> bool {
             SignalSource::Node
             | SignalSource::Runtimeclass
             | SignalSource::DevicePlugin
-            | SignalSource::Clusterpolicy,
+            | SignalSource::Clusterpolicy
+            | SignalSource::Daemonset,
         ) => false,
     }
 }

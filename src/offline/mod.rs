@@ -120,8 +120,10 @@ fn unquote(input: &str) -> Option<String> {
 /// per object. Lines that name no object (an Events excerpt pasted under the listing) belong to the Pods
 /// whose row shows them not running; a Pod whose only line says it runs is left out when others remain.
 fn split_by_object(ev: Evidence) -> Vec<Evidence> {
+    // A DaemonSet row is context for the Pods around it (why no node runs the device plugin), not a target.
+    let context = |s: &Signal| s.source == Some(SignalSource::Daemonset);
     let mut objects: Vec<String> = Vec::new();
-    for s in &ev.signals {
+    for s in ev.signals.iter().filter(|s| !context(s)) {
         if let Some(o) = &s.object
             && !objects.contains(o)
         {
@@ -148,7 +150,7 @@ fn split_by_object(ev: Evidence) -> Vec<Evidence> {
     let of = |o: &str| -> Vec<&Signal> {
         ev.signals
             .iter()
-            .filter(|s| s.object.as_deref() == Some(o))
+            .filter(|s| s.object.as_deref() == Some(o) && !context(s))
             .collect()
     };
     let only_rows = |signals: &[&Signal]| {
@@ -168,7 +170,7 @@ fn split_by_object(ev: Evidence) -> Vec<Evidence> {
     let loose: Vec<Signal> = ev
         .signals
         .iter()
-        .filter(|s| s.object.is_none())
+        .filter(|s| s.object.is_none() || context(s))
         .cloned()
         .collect();
     let stuck: Vec<&String> = objects

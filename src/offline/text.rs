@@ -103,6 +103,13 @@ pub(super) fn read(input: &str) -> Evidence {
             i = j;
             continue;
         }
+        // `kubectl get ds` (with or without its header): a device-plugin DaemonSet that wants no Pod.
+        if let Some(signal) = idle_plugin_daemonset(line) {
+            flush_plain(&mut plain, &mut ev);
+            ev.signals.push(signal);
+            i += 1;
+            continue;
+        }
         // A `get pods` row without its header (`| grep`): NAME 0/1 STATUS RESTARTS AGE.
         if let Some(signal) = pods_row(line).filter(|_| is_headerless_pods_row(line)) {
             flush_plain(&mut plain, &mut ev);
@@ -250,6 +257,40 @@ fn pods_row(line: &str) -> Option<Signal> {
         message: String::new(),
         count: 1,
         object: Some(format!("pod/{}", sanitize::line(name))),
+        namespace,
+        ..Default::default()
+    })
+}
+
+/// A `kubectl get daemonset` row, `[NAMESPACE] NAME DESIRED CURRENT READY UP-TO-DATE AVAILABLE …`, of a GPU
+/// device plugin whose DESIRED is 0: its node selector or affinity matches no node, so no node runs it.
+fn idle_plugin_daemonset(line: &str) -> Option<Signal> {
+    let cols: Vec<&str> = line.split_whitespace().collect();
+    let counts_at = cols
+        .windows(5)
+        .position(|w| w.iter().all(|c| c.parse::<u32>().is_ok()))?;
+    let name = *cols.get(counts_at.checked_sub(1)?)?;
+    let plugin = [
+        "device-plugin",
+        "amdgpu-dp",
+        "intel-gpu-plugin",
+        "gpu-plugin",
+    ]
+    .iter()
+    .any(|p| name.contains(p));
+    if !plugin || cols[counts_at] != "0" || name.contains("mps") {
+        return None;
+    }
+    let namespace = counts_at
+        .checked_sub(2)
+        .and_then(|i| cols.get(i))
+        .map(|ns| sanitize::line(ns));
+    Some(Signal {
+        source: Some(SignalSource::Daemonset),
+        reason: Some("DESIRED 0".into()),
+        message: sanitize::clean(line.trim(), false),
+        count: 1,
+        object: Some(format!("daemonset/{}", sanitize::line(name))),
         namespace,
         ..Default::default()
     })

@@ -43,8 +43,9 @@ const CONTAINERD_RUNTIMES: Next = Next {
 
 /// Catch-alls: when a later rule also matches the same text, that rule explains it. GW210 says only that a
 /// webhook denied the request (GW212 says the denial is about the GPU); a crash loop (GW124, GW505) is a
-/// symptom, and a record that also names why the container fails (a mount, a library) names the cause.
-pub static CATCH_ALL: &[&str] = &["GW124", "GW210", "GW505"];
+/// symptom, and a record that also names why the container fails (a mount, a library) names the cause; a
+/// sharing scheduler's "not enough" (GW119) yields to its own "the node has no devices registered" (GW120).
+pub static CATCH_ALL: &[&str] = &["GW119", "GW124", "GW210", "GW505"];
 
 pub static RULES: &[Rule] = &[
     Rule {
@@ -171,7 +172,7 @@ pub static RULES: &[Rule] = &[
         category: C::InsufficientResource,
         gate: G::Scheduling,
         looks_at: "FailedScheduling event, PodScheduled condition",
-        pattern: r#"\bInsufficient (?P<resource>[a-z0-9][a-z0-9\-]*(?:\.[a-z0-9\-]+)+/[a-z0-9][a-z0-9.\-_]*|(?:nvidia|amd)(?:\.com)?|gpus?)(?:$|[,;:)\]"'`]| [^.])"#,
+        pattern: r#"\bInsufficient (?P<resource>[a-z0-9][a-z0-9\-]*(?:\.[a-z0-9\-]+)+/[a-z0-9][a-z0-9.\-_]*|(?:nvidia|amd)(?:\.com)?|gpus?)(?:$|[,;:)\]"'`!]| [^.])"#,
         summary: "{count} node(s) lack free {resource}: none advertise it, or all of it is allocated",
         explanation: doc!(
             "These nodes passed the taint and affinity filters but do not have enough allocatable `{resource}` left for the Pod's request.",
@@ -505,7 +506,7 @@ pub static RULES: &[Rule] = &[
         category: C::InsufficientResource,
         gate: G::Scheduling,
         looks_at: "FailedScheduling / Unschedulable event or scheduler log from a GPU-sharing scheduler (HAMi, KAI, Volcano, Koordinator, gpushare)",
-        pattern: r"(?:node\(s\) didn't have enough resources?: |No node in the \S+ node-pool has )(?P<resource>[A-Za-z0-9./-]+)|\bNodeUnfitPod\b|\bCardInsufficient(?:Memory|Core)\b|No nodes with enough resources were found|\bno enough gpu (?:cards|memory|cores?)\b|\bnot enough gpu fitted\b|request devices nums cannot exceed the total number of devices|all node scores do not meet|\bInsufficient Devices\b",
+        pattern: r"(?:node\(s\) didn't have enough resources?: |No node in the \S+ node-pool has )(?P<resource>[A-Za-z0-9./-]+)|\bNodeUnfitPod\b|\bCardInsufficient(?:Memory|Core)\b|No nodes with enough resources were found|\bno enough gpu (?:cards|memory|cores?)\b|\bnot enough gpu fitted\b|request devices nums cannot exceed the total number of devices|doesn't meet the gpu request of pod|all node scores do not meet|\bInsufficient Devices\b",
         summary: "{count} node(s) have too little free GPU capacity for the pod, as the GPU-sharing scheduler counts it",
         explanation: doc!(
             "A GPU-sharing scheduler (HAMi, KAI, gpushare) found no node with enough free GPU units, memory or cores for the Pod.",
@@ -531,7 +532,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "FailedScheduling event from HAMi",
-        pattern: r"\bnode unregistere?d\b",
+        pattern: r"\bnode unregistere?d\b|\bnode device nums=0\b",
         summary: "{count} node(s) have no GPU devices registered with the GPU-sharing scheduler",
         explanation: doc!(
             "HAMi's scheduler has no device registration for these nodes, so it cannot place GPU Pods there.",
@@ -637,7 +638,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "BackOff event or kubelet log for the device-plugin Pod; device-plugin log",
-        pattern: r"(?:Back-off(?: \S+)? restarting failed container|CrashLoopBackOff)[^\n]*?(?P<plugin>[\w.-]*(?:device-plugin|amdgpu-dp|intel-gpu-plugin)[\w.-]*)|\bpanic: More than one MIG device type present|/nvidia-device-plugin/[\w/.-]+\.go:\d+|\(\*\w*DevicePlugin\w*\)\.\w+\(0x",
+        pattern: r"(?:Back-off(?: \S+)? restarting failed container|CrashLoopBackOff)[^\n]*?(?P<plugin>[\w.-]*(?:device-plugin|amdgpu-dp|intel-gpu-plugin)[\w.-]*)|\bpanic: More than one MIG device type present|/nvidia-device-plugin/[\w/.-]+\.go:\d+|\(\*\w*DevicePlugin\w*\)\.\w+\(0x|\bpanic: Internal error in bestEffort GPU allocator",
         summary: "the GPU device plugin keeps crashing, so its node advertises no GPU",
         explanation: doc!(
             "The device-plugin container exits and restarts; while it is down the kubelet has no plugin for the GPU resource and the node advertises none.",
@@ -1274,7 +1275,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::DeviceAdmission,
         looks_at: "UnexpectedAdmissionError event, Pod status.message",
-        pattern: r"Allocate failed due to (?P<inner>.+?)(?:, which is unexpected|$)|Update plugin resources failed due to|^UnexpectedAdmissionError$",
+        pattern: r"Allocate failed due to (?P<inner>.+?)(?:, which is unexpected|$)|Update plugin resources failed due to|\bUnexpectedAdmissionError\b",
         summary: "the kubelet's device manager failed to allocate devices: {inner}",
         explanation: doc!(
             "The kubelet rejected the Pod at admission because device allocation failed.",
@@ -1549,7 +1550,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "Failed event, container waiting/terminated message (RunContainerError, StartError)",
-        pattern: r#"nvidia-container-cli(?:\.real)?: initialization error: nvml error: driver not loaded|adding custom device \\?"/dev/nvidia|\bstat /dev/nvidia(?:\d+|ctl|-uvm): no such file or directory"#,
+        pattern: r#"nvidia-container-cli(?:\.real)?: initialization error: nvml error: driver not loaded|adding custom device \\?"/dev/nvidia|\bl?stat (?:/run/nvidia/driver)?/dev/nvidia(?:\d+|ctl|-uvm(?:-tools)?): no such file or directory"#,
         summary: "the NVIDIA kernel driver is not loaded on the node",
         explanation: doc!(
             "The NVIDIA prestart hook could not initialise NVML because the kernel module is not loaded.",
