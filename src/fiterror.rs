@@ -7,7 +7,7 @@
 
 use std::sync::LazyLock;
 
-use regex_automata::{meta, util::syntax};
+use regex_automata::meta;
 use serde::Serialize;
 
 /// One histogram entry: `3 Insufficient nvidia.com/gpu` → (Some(3), "Insufficient nvidia.com/gpu").
@@ -32,26 +32,10 @@ pub struct FitError {
     pub overlapping: bool,
 }
 
-/// The patterns are ASCII and compiled without Unicode (small automata, cheap start-up), and only the engines
-/// that report captures on short text are built; every match starts and ends next to an ASCII character,
-/// so its offsets are valid in the `&str`.
+/// The patterns are ASCII and compiled without Unicode (small automata, cheap start-up); every match starts
+/// and ends next to an ASCII character, so its offsets are valid in the `&str`.
 fn ascii(pattern: &str) -> meta::Regex {
-    meta::Regex::builder()
-        .configure(
-            meta::Config::new()
-                .auto_prefilter(false)
-                .onepass(false)
-                .hybrid(false)
-                .dfa(false),
-        )
-        .syntax(
-            syntax::Config::new()
-                .unicode(false)
-                .utf8(false)
-                .case_insensitive(true),
-        )
-        .build(pattern)
-        .expect("FitError pattern compiles (tested)")
+    crate::rules::capture_regex(pattern).expect("FitError pattern compiles (tested)")
 }
 
 static ANCHOR: LazyLock<meta::Regex> = LazyLock::new(|| {

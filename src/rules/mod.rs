@@ -174,9 +174,9 @@ fn syntax_config() -> syntax::Config {
     syntax::Config::new().unicode(false).utf8(false)
 }
 
-/// One rule's regex, for its captures: a message is short, so the bounded backtracker (or the PikeVM)
-/// reads it quickly, and only those two engines are built.
-fn rule_regex(pattern: &str) -> Result<meta::Regex, Box<meta::BuildError>> {
+/// A regex read for its captures (a rule's, the FitError reader's): a message is short, so the bounded
+/// backtracker (or the PikeVM) reads it quickly, and only those two engines are built.
+pub(crate) fn capture_regex(pattern: &str) -> Result<meta::Regex, Box<meta::BuildError>> {
     meta::Regex::builder()
         .configure(
             meta::Config::new()
@@ -209,7 +209,7 @@ static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
 
 fn each(idx: usize) -> &'static meta::Regex {
     COMPILED.each[idx]
-        .get_or_init(|| rule_regex(RULES[idx].pattern).expect("rule pattern compiles (tested)"))
+        .get_or_init(|| capture_regex(RULES[idx].pattern).expect("rule pattern compiles (tested)"))
 }
 
 /// A pattern with its ASCII letters lowercased (escapes and group names kept), so that the set can match
@@ -409,7 +409,7 @@ mod tests {
     #[test]
     fn every_pattern_compiles_alone() {
         for r in RULES {
-            rule_regex(r.pattern).unwrap_or_else(|e| panic!("{}: {e}", r.id));
+            capture_regex(r.pattern).unwrap_or_else(|e| panic!("{}: {e}", r.id));
         }
         let _ = &*COMPILED;
     }

@@ -35,6 +35,11 @@ const NODES_GPU: Next = Next {
     place: Cluster,
     why: "see which nodes advertise {resource} and how they are tainted",
 };
+const PLUGIN_PODS: Next = Next {
+    command: "kubectl get pods -A -o wide | grep -i -e device-plugin -e gpu-plugin",
+    place: Cluster,
+    why: "find the device-plugin Pods and their nodes",
+};
 const CONTAINERD_RUNTIMES: Next = Next {
     command: "containerd config dump | grep -A4 'runtimes.{handler}'",
     place: Node,
@@ -646,11 +651,7 @@ pub static RULES: &[Rule] = &[
             "Read the plugin's previous log and fix what it names; the node advertises the GPUs again once the plugin registers.",
         ),
         next: &[
-            Next {
-                command: "kubectl get pods -A -o wide | grep -i -e device-plugin -e gpu-plugin",
-                place: Cluster,
-                why: "find the device-plugin Pods and their nodes",
-            },
+            PLUGIN_PODS,
             Next {
                 command: "kubectl logs -n <plugin-namespace> <plugin-pod> --previous",
                 place: Cluster,
@@ -732,11 +733,7 @@ pub static RULES: &[Rule] = &[
             "Read the plugin's log, mount the kubelet's real device-plugins directory into the plugin, and raise `fs.inotify.max_user_instances` or the open-file limit when the log says so.",
         ),
         next: &[
-            Next {
-                command: "kubectl get pods -A -o wide | grep -i -e device-plugin -e gpu-plugin",
-                place: Cluster,
-                why: "find the device-plugin Pods and their nodes",
-            },
+            PLUGIN_PODS,
             Next {
                 command: "ls -l /var/lib/kubelet/device-plugins/",
                 place: Node,
@@ -762,11 +759,7 @@ pub static RULES: &[Rule] = &[
             "Check the driver on the node, then restart the plugin Pod so that it enumerates the GPUs again.",
         ),
         next: &[
-            Next {
-                command: "kubectl get pods -A -o wide | grep -i -e device-plugin -e gpu-plugin",
-                place: Cluster,
-                why: "find the device-plugin Pods and their nodes",
-            },
+            PLUGIN_PODS,
             Next {
                 command: "lsmod | grep -e amdgpu -e nvidia",
                 place: Node,
