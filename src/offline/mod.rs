@@ -197,11 +197,7 @@ fn split_by_object(ev: Evidence) -> Vec<Evidence> {
             "node" => "Node".into(),
             other => other.to_string(),
         };
-        let mut signals: Vec<Signal> = own.into_iter().cloned().collect();
-        if stuck.contains(&o) {
-            signals.extend(loose.iter().cloned());
-        }
-        let namespace = signals.iter().find_map(|s| {
+        let namespace = own.iter().find_map(|s| {
             // A `-A` listing or `Successfully assigned ns/name to node` names the namespace.
             s.namespace.clone().or_else(|| {
                 s.message
@@ -210,6 +206,10 @@ fn split_by_object(ev: Evidence) -> Vec<Evidence> {
                     .map(|(ns, _)| ns.to_string())
             })
         });
+        let mut signals: Vec<Signal> = own.into_iter().cloned().collect();
+        if stuck.contains(&o) {
+            signals.extend(loose.iter().cloned());
+        }
         out.push(Evidence {
             target: crate::evidence::Target {
                 kind,
@@ -373,6 +373,42 @@ $ kubectl describe pod trainer-0
                 .any(|s| s.reason.as_deref() == Some("FailedScheduling"))),
             "the events are not dropped"
         );
+    }
+
+    #[test]
+    fn an_idle_device_plugin_daemonset_explains_the_pending_pod_beside_it() {
+        let paste = "\
+$ kubectl get ds -A | grep nvid
+nvidia-device-plugin   nvdp-nvidia-device-plugin   0         0         0       0            0           <none>   4m20s
+$ kubectl get pods
+NAME        READY   STATUS    RESTARTS   AGE
+notebook    1/1     Running   0          3d
+trainer-0   0/1     Pending   0          5m
+";
+        let (_, evs) = parse(paste, "x").unwrap();
+        assert_eq!(evs.len(), 1, "the DaemonSet row is context, not a target");
+        assert_eq!(evs[0].target.name.as_deref(), Some("trainer-0"));
+        assert_eq!(
+            evs[0].target.namespace, None,
+            "the DaemonSet's namespace is not the Pod's"
+        );
+        let d = crate::diagnose::diagnose(&evs[0]);
+        assert_eq!(d.primary, crate::rules::Category::NodeAffinity);
+        assert!(d.causes[0].summary.contains("nvdp-nvidia-device-plugin"));
+        // A DaemonSet that wants Pods, or one that is not a device plugin, says nothing.
+        for other in [
+            paste.replace(
+                "   0         0         0       0            0",
+                "   2         2         2       2            2",
+            ),
+            paste.replace("nvdp-nvidia-device-plugin", "nvdp-mps-control-daemon"),
+        ] {
+            let (_, evs) = parse(&other, "x").unwrap();
+            assert_eq!(
+                crate::diagnose::diagnose(&evs[0]).primary,
+                crate::rules::Category::Unknown
+            );
+        }
     }
 
     #[test]
