@@ -253,40 +253,27 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
         for (s, _) in &unexplained {
             let _ = push_evidence(&mut evidence, s);
         }
-        let cause = Cause {
-            category: Category::Unknown,
-            rule: None,
-            name: None,
+        let next = if gate == Gate::Admission && ctx.vars.contains_key("owner") {
+            ctx.step(
+                "kubectl describe {owner} -n {namespace}",
+                Where::Cluster,
+                "the owner's events say why it cannot create Pods",
+            )
+        } else {
+            ctx.step(
+                "kubectl describe pod {pod} -n {namespace}",
+                Where::Cluster,
+                "read every event and condition",
+            )
+        };
+        return unknown(
+            ev,
             gate,
-            summary: "something blocks the pod but no rule explains the message".into(),
+            "something blocks the pod but no rule explains the message".into(),
             evidence,
-            details: BTreeMap::new(),
-            next: vec![
-                if gate == Gate::Admission && ctx.vars.contains_key("owner") {
-                    ctx.step(
-                        "kubectl describe {owner} -n {namespace}",
-                        Where::Cluster,
-                        "the owner's events say why it cannot create Pods",
-                    )
-                } else {
-                    ctx.step(
-                        "kubectl describe pod {pod} -n {namespace}",
-                        Where::Cluster,
-                        "read every event and condition",
-                    )
-                },
-            ],
-            fix: None,
-            overlapping: false,
-        };
-        return Diagnosis {
-            schema: SCHEMA,
-            target: ev.target.clone(),
-            gate,
-            primary: Category::Unknown,
-            causes: vec![cause],
+            vec![next],
             gaps,
-        };
+        );
     }
 
     for c in causes.iter_mut() {
@@ -407,42 +394,57 @@ fn stalled_without_a_word(ev: &Evidence, ctx: &Context, gaps: &[Gap]) -> Option<
     } else {
         Gate::Runtime
     };
+    let evidence = vec![EvidenceLine {
+        source: SignalSource::PodStatus,
+        reason: Some(status.to_string()),
+        text: format!("STATUS {status}"),
+        count: 1,
+    }];
+    let next = vec![
+        ctx.step(
+            "kubectl describe pod {pod} -n {namespace}",
+            Where::Cluster,
+            "read the Pod's events and conditions",
+        ),
+        ctx.step(
+            "kubectl get events -n {namespace} --field-selector involvedObject.name={pod}",
+            Where::Cluster,
+            "list every event about the Pod",
+        ),
+    ];
+    let summary = format!("the pod is {status} and the input does not say why");
+    Some(unknown(ev, gate, summary, evidence, next, gaps.to_vec()))
+}
+
+/// The verdict when something blocks the Pod and no rule explains it.
+fn unknown(
+    ev: &Evidence,
+    gate: Gate,
+    summary: String,
+    evidence: Vec<EvidenceLine>,
+    next: Vec<NextStep>,
+    gaps: Vec<Gap>,
+) -> Diagnosis {
     let cause = Cause {
         category: Category::Unknown,
         rule: None,
         name: None,
         gate,
-        summary: format!("the pod is {status} and the input does not say why"),
-        evidence: vec![EvidenceLine {
-            source: SignalSource::PodStatus,
-            reason: Some(status.to_string()),
-            text: format!("STATUS {status}"),
-            count: 1,
-        }],
+        summary,
+        evidence,
         details: BTreeMap::new(),
-        next: vec![
-            ctx.step(
-                "kubectl describe pod {pod} -n {namespace}",
-                Where::Cluster,
-                "read the Pod's events and conditions",
-            ),
-            ctx.step(
-                "kubectl get events -n {namespace} --field-selector involvedObject.name={pod}",
-                Where::Cluster,
-                "list every event about the Pod",
-            ),
-        ],
+        next,
         fix: None,
         overlapping: false,
     };
-    Some(Diagnosis {
+    Diagnosis {
         schema: SCHEMA,
         target: ev.target.clone(),
         gate,
         primary: Category::Unknown,
         causes: vec![cause],
-        gaps: gaps.to_vec(),
-    })
+        gaps,
+    }
 }
 
 /// A crash loop says only that a container keeps exiting. When the container is part of the GPU stack the
