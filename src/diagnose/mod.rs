@@ -1211,6 +1211,20 @@ fn scheduling_primary(causes: &[Cause], idx: &[usize], gpu_selector: bool) -> Op
     if let Some(i) = everywhere_short.filter(|_| only_placement) {
         return Some(i);
     }
+    // The existing nodes all fail on placement and Karpenter says why it cannot add one that fits: the
+    // nodes the Pod is meant for do not exist yet, so the provisioner's reason is what to fix.
+    let karpenter = find(&|c| rule(c, "GW126"))
+        .or_else(|| find(&|c| rule(c, "GW125") && detail(c, "taint").is_some_and(gpu_key)))
+        .or_else(|| find(&|c| rule(c, "GW125") || rule(c, "GW130")));
+    let placement_only = idx.iter().copied().filter(|&i| universal(&causes[i])).all(|i| {
+        matches!(
+            causes[i].rule,
+            Some("GW101" | "GW102" | "GW103" | "GW104" | "GW108" | "GW109")
+        )
+    });
+    if let Some(k) = karpenter.filter(|_| placement_only) {
+        return Some(k);
+    }
     idx.iter()
         .copied()
         .filter(|&i| universal(&causes[i]))

@@ -2104,4 +2104,27 @@ pub static RULES: &[Rule] = &[
         example_source: "https://github.com/microsoft/frameworkcontroller/issues/64",
         near_miss: "pods \"train-0\" is forbidden: exceeded quota: gpu-quota, requested: requests.nvidia.com/gpu=2, used: requests.nvidia.com/gpu=7, limited: requests.nvidia.com/gpu=8",
     },
+    Rule {
+        id: "GW507",
+        name: "host-mount-not-shared",
+        category: C::Other,
+        gate: G::Runtime,
+        looks_at: "kubelet Failed event (CreateContainerError)",
+        pattern: r#"(?:path )?"?(?P<path>/[^"\s]*)"? is mounted on "?(?P<mount>/[^"\s]*)"? but it is not a (?:shared|shared or slave) mount"#,
+        summary: "the container asks for mount propagation on {path}, but {mount} is not a shared mount on the node",
+        explanation: doc!(
+            "The runtime could not build the container's spec: a volume asks for `mountPropagation: Bidirectional` (or `HostToContainer`), and the host mount that holds the path is private. This is not a GPU gate, though GPU Operator pods (driver, toolkit, validators) ask for it.",
+            "Some distributions and snap-packaged kubelets (microk8s) mount `/run` or `/` private, or the kubelet runs in its own mount namespace.",
+            "Make the mount shared on the node (`mount --make-rshared /` or the distribution's setting), then let the Pod be recreated.",
+        ),
+        next: &[Next {
+            command: "findmnt -o TARGET,PROPAGATION {mount}",
+            place: Node,
+            why: "see whether the host mount is shared",
+        }],
+        fix: None,
+        example: "Error: failed to generate container \"4f9f599983966384f285f14cada1b56b7697cb05d5219fcba3f815d0fc3249b2\" spec: failed to generate spec: path \"/run/nvidia/validations\" is mounted on \"/run\" but it is not a shared mount",
+        example_source: "https://github.com/NVIDIA/gpu-operator/issues/315",
+        near_miss: "Unable to attach or mount volumes: unmounted volumes=[workdir], unattached volumes=[default-token-pwvpc podmetadata docker-sock workdir]: timed out waiting for the condition",
+    },
 ];
