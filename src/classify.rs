@@ -154,18 +154,20 @@ fn read_normalised(text: &str) -> Reading {
         vec![text]
     };
     for piece in pieces {
-        match rules::first_match(piece) {
-            Some(m) => reading.findings.push(Finding {
+        let matches = rules::read_matches(piece);
+        if matches.is_empty() && piece.len() == text.len() {
+            reading.unexplained.push(text.to_string());
+        }
+        reading
+            .findings
+            .extend(matches.into_iter().map(|m| Finding {
                 rule: m.rule,
                 captures: m.captures,
                 count: None,
                 nodes_total: None,
                 truncated: false,
                 overlapping: false,
-            }),
-            None if piece.len() == text.len() => reading.unexplained.push(text.to_string()),
-            None => {}
-        }
+            }));
     }
     reading
 }

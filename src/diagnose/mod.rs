@@ -164,6 +164,9 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
         || hits
             .iter()
             .any(|h| matches!(h.finding.rule.gate, Gate::DeviceAdmission | Gate::Runtime));
+    // The reporter's words: they say whose the GPUs are, or that the node does not advertise them.
+    let said = |id: &str| hits.iter().any(|h| h.finding.rule.id == id);
+    let (reported_busy, reported_unadvertised) = (said("GW132"), said("GW131"));
     let has_fit = hits
         .iter()
         .any(|h| h.finding.rule.gate == Gate::Scheduling && !is_autoscaler(h.signal));
@@ -277,8 +280,12 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
     }
 
     for c in causes.iter_mut() {
-        whose_crash_loop(c, ev.target.name.as_deref().unwrap_or(""));
-        whose_shortfall_at_admission(c);
+        whose_crash_loop(
+            c,
+            ev.target.name.as_deref().unwrap_or(""),
+            reported_unadvertised,
+        );
+        whose_shortfall_at_admission(c, reported_busy);
     }
     let primary = forced.unwrap_or_else(|| pick_primary(&causes, ctx.gpu_selector));
     let first = causes.remove(primary);
@@ -450,7 +457,7 @@ fn unknown(
 /// A crash loop says only that a container keeps exiting. When the container is part of the GPU stack the
 /// crash is the GPU problem: the device plugin's means its node advertises nothing (`device-plugin`); a
 /// validator's, driver's or toolkit's has a cause the text does not name (`unknown`).
-fn whose_crash_loop(c: &mut Cause, target: &str) {
+fn whose_crash_loop(c: &mut Cause, target: &str, reported_unadvertised: bool) {
     if c.rule != Some("GW505") {
         return;
     }
@@ -486,7 +493,13 @@ fn whose_crash_loop(c: &mut Cause, target: &str) {
         "mig-manager",
         "gpu-operator",
     ]) {
-        c.category = Category::Unknown;
+        // A GPU-stack component that keeps crashing is why the node advertises no GPU, when the reporter
+        // says it advertises none; otherwise what breaks it is inside the component.
+        c.category = if reported_unadvertised {
+            Category::DevicePlugin
+        } else {
+            Category::Unknown
+        };
     }
 }
 
@@ -494,8 +507,13 @@ fn whose_crash_loop(c: &mut Cause, target: &str) {
 /// device-plugin resource the scheduler had counted the node's allocatable, so the kubelet's device manager
 /// holds fewer devices than the node advertised: the plugin has not (re-)registered or lost them
 /// (`device-plugin`). A shortfall of cpu or memory is not a GPU gate (`other`). The kubelet's own GPU
-/// resource of old releases (`alpha.kubernetes.io/nvidia-gpu`) stays `insufficient-resource`.
-fn whose_shortfall_at_admission(c: &mut Cause) {
+/// resource of old releases (`alpha.kubernetes.io/nvidia-gpu`) stays `insufficient-resource`. When the
+/// reporter says other Pods hold every GPU of the node, the devices are simply taken (`insufficient-resource`).
+fn whose_shortfall_at_admission(c: &mut Cause, reported_busy: bool) {
+    if reported_busy && matches!(c.rule, Some("GW301" | "GW306" | "GW310")) {
+        c.category = Category::InsufficientResource;
+        return;
+    }
     if !matches!(c.rule, Some("GW306" | "GW310")) {
         return;
     }
@@ -1174,7 +1192,7 @@ fn scheduling_primary(causes: &[Cause], idx: &[usize], gpu_selector: bool) -> Op
     // A device plugin that crashes or cannot start explains a GPU shortfall.
     let gpu_short =
         find(&|c| rule(c, "GW105") && detail(c, "resource").is_some_and(is_gpu_resource));
-    let plugin_down = find(&|c| matches!(c.rule, Some("GW122" | "GW123" | "GW124")));
+    let plugin_down = find(&|c| matches!(c.rule, Some("GW122" | "GW123" | "GW124" | "GW131")));
     if let (Some(_), Some(p)) = (gpu_short, plugin_down) {
         return Some(p);
     }
@@ -1216,12 +1234,16 @@ fn scheduling_primary(causes: &[Cause], idx: &[usize], gpu_selector: bool) -> Op
     let karpenter = find(&|c| rule(c, "GW126"))
         .or_else(|| find(&|c| rule(c, "GW125") && detail(c, "taint").is_some_and(gpu_key)))
         .or_else(|| find(&|c| rule(c, "GW125") || rule(c, "GW130")));
-    let placement_only = idx.iter().copied().filter(|&i| universal(&causes[i])).all(|i| {
-        matches!(
-            causes[i].rule,
-            Some("GW101" | "GW102" | "GW103" | "GW104" | "GW108" | "GW109")
-        )
-    });
+    let placement_only = idx
+        .iter()
+        .copied()
+        .filter(|&i| universal(&causes[i]))
+        .all(|i| {
+            matches!(
+                causes[i].rule,
+                Some("GW101" | "GW102" | "GW103" | "GW104" | "GW108" | "GW109")
+            )
+        });
     if let Some(k) = karpenter.filter(|_| placement_only) {
         return Some(k);
     }

@@ -40,7 +40,7 @@ fn one(d: &Diagnosis, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "### gpuwhy: {}\n", cell(&target_label(d)))?;
     writeln!(out, "| gate | cause | rule |")?;
     writeln!(out, "|---|---|---|")?;
-    if d.primary == Category::None {
+    if d.primary == Category::None && d.causes.is_empty() {
         writeln!(out, "| none | nothing blocks it | |")?;
     }
     for (i, c) in d.causes.iter().enumerate() {

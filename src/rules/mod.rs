@@ -269,12 +269,33 @@ pub struct Match {
 
 /// The first rule (in table order) whose pattern matches `text`.
 pub fn first_match(text: &str) -> Option<Match> {
+    read_matches(text).into_iter().next()
+}
+
+/// What a piece of text says: the rule that explains it (a specific rule before a catch-all, a message
+/// before the reporter's words), then any of the reporter's words that the first rule does not cover.
+pub fn read_matches(text: &str) -> Vec<Match> {
     let found = matching(text);
-    let idx = found
+    let hearsay = |i: &usize| table::HEARSAY.contains(&RULES[*i].id);
+    let first = found
         .iter()
         .copied()
-        .find(|&i| !table::CATCH_ALL.contains(&RULES[i].id))
-        .or_else(|| found.first().copied())?;
+        .find(|i| !table::CATCH_ALL.contains(&RULES[*i].id) && !hearsay(i))
+        .or_else(|| found.iter().copied().find(|i| !hearsay(i)))
+        .or_else(|| found.first().copied());
+    first
+        .into_iter()
+        .chain(
+            found
+                .iter()
+                .copied()
+                .filter(|i| hearsay(i) && Some(*i) != first),
+        )
+        .filter_map(|idx| captures_of(idx, text))
+        .collect()
+}
+
+fn captures_of(idx: usize, text: &str) -> Option<Match> {
     let re = each(idx);
     let mut caps = re.create_captures();
     re.captures(text.as_bytes(), &mut caps);
@@ -361,6 +382,8 @@ mod tests {
                 Gate::Admission => "2",
                 Gate::DeviceAdmission => "3",
                 Gate::Runtime => "4",
+                // A message that means the Pod got past every gate (it started, then something failed).
+                Gate::None => "6",
                 _ => "?",
             };
             assert!(
@@ -393,6 +416,27 @@ mod tests {
                 r.name
             );
         }
+    }
+
+    #[test]
+    fn the_reporters_words_come_after_the_message_they_sit_beside() {
+        for id in table::HEARSAY {
+            let r = by_id(id).unwrap_or_else(|| panic!("{id} is not in the table"));
+            assert_eq!(first_match(r.example).map(|m| m.rule.id), Some(r.id));
+        }
+        // A ticket that quotes the kubelet and says whose the GPUs are: both are read, the message first.
+        let text = format!(
+            "{} {}",
+            by_id("GW301").unwrap().example,
+            by_id("GW132").unwrap().example
+        );
+        let ids: Vec<&str> = read_matches(&text).iter().map(|m| m.rule.id).collect();
+        assert_eq!(ids, ["GW301", "GW132"]);
+        let alone: Vec<&str> = read_matches(by_id("GW301").unwrap().example)
+            .iter()
+            .map(|m| m.rule.id)
+            .collect();
+        assert_eq!(alone, ["GW301"]);
     }
 
     #[test]
