@@ -242,17 +242,31 @@ pub struct Evidence {
     pub gaps: Vec<Gap>,
 }
 
-/// Resource names the engine treats as GPUs (or GPU slices) rather than generic extended resources.
+/// Resource names the engine treats as GPUs, GPU slices or other accelerators (NPU, MLU, DCU, TPU, Neuron, …)
+/// rather than generic extended resources: a vendor prefix, or a word of the name that names an accelerator.
 pub fn is_gpu_resource(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
+    const WORDS: [&str; 12] = [
+        "npu",
+        "ascend",
+        "mlu",
+        "dcu",
+        "vcuda",
+        "gcu",
+        "neuron",
+        "tpu",
+        "xpu",
+        "habana",
+        "accelerator",
+        "i915",
+    ];
     n.starts_with("nvidia.com/")
         || n.starts_with("amd.com/gpu")
         || n.starts_with("gpu.intel.com/")
         || n.starts_with("habana.ai/")
         || n.contains("gpu")
-        || n.contains("vgpu")
-        || n.starts_with("aws.amazon.com/neuron")
-        || n.starts_with("google.com/tpu")
+        || n.split(['/', '.', '-', '_'])
+            .any(|w| WORDS.iter().any(|a| w.starts_with(a)))
 }
 
 /// Extended resources are the domain-prefixed ones (`vendor/name`); native ones are cpu, memory, …
@@ -326,7 +340,24 @@ mod tests {
         ] {
             assert!(is_gpu_resource(r), "{r}");
         }
-        for r in ["cpu", "memory", "example.com/foo", "ephemeral-storage"] {
+        for r in [
+            "huawei.com/Ascend910",
+            "cambricon.com/mlu",
+            "tencent.com/vcuda-core",
+            "aws.amazon.com/neuroncore",
+            "google.com/tpu",
+        ] {
+            assert!(is_gpu_resource(r), "{r}");
+        }
+        for r in [
+            "cpu",
+            "memory",
+            "example.com/foo",
+            "ephemeral-storage",
+            "github.com/fuse",
+            "rdma/hca_shared_devices_a",
+            "example.com/outputs",
+        ] {
             assert!(!is_gpu_resource(r), "{r}");
         }
         assert!(is_extended_resource("example.com/foo"));

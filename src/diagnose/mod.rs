@@ -510,6 +510,14 @@ fn whose_crash_loop(c: &mut Cause, target: &str, reported_unadvertised: bool) {
 /// resource of old releases (`alpha.kubernetes.io/nvidia-gpu`) stays `insufficient-resource`. When the
 /// reporter says other Pods hold every GPU of the node, the devices are simply taken (`insufficient-resource`).
 fn whose_shortfall_at_admission(c: &mut Cause, reported_busy: bool) {
+    // A scheduler shortfall of an extended resource that is no accelerator (a fuse or RDMA device) is not a
+    // GPU gate either.
+    if c.rule == Some("GW105")
+        && detail(c, "resource").is_some_and(|r| is_extended_resource(r) && !is_gpu_resource(r))
+    {
+        c.category = Category::Other;
+        return;
+    }
     if reported_busy && matches!(c.rule, Some("GW301" | "GW306" | "GW310")) {
         c.category = Category::InsufficientResource;
         return;
