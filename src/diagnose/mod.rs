@@ -280,7 +280,7 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
     }
 
     for c in causes.iter_mut() {
-        whose_crash_loop(
+        whose_component_failure(
             c,
             ev.target.name.as_deref().unwrap_or(""),
             reported_unadvertised,
@@ -454,10 +454,22 @@ fn unknown(
     }
 }
 
-/// A crash loop says only that a container keeps exiting. When the container is part of the GPU stack the
-/// crash is the GPU problem: the device plugin's means its node advertises nothing (`device-plugin`); a
-/// validator's, driver's or toolkit's has a cause the text does not name (`unknown`).
-fn whose_crash_loop(c: &mut Cause, target: &str, reported_unadvertised: bool) {
+/// A crash loop (or a failed mount) says only that a container does not run. When the container is part of
+/// the GPU stack that is the GPU problem: the device plugin's means its node advertises nothing
+/// (`device-plugin`); a validator's, driver's or toolkit's has a cause the text does not name (`unknown`),
+/// unless the reporter says the node advertises no GPU.
+fn whose_component_failure(c: &mut Cause, target: &str, reported_unadvertised: bool) {
+    // The device plugin's own Pod cannot mount the NVIDIA driver's host directory: the driver is not
+    // installed on the node yet, so the plugin never starts and the node advertises no GPU.
+    if c.rule == Some("GW503") {
+        let text = c.evidence.iter().fold(target.to_ascii_lowercase(), |t, e| {
+            t + " " + &e.text.to_ascii_lowercase()
+        });
+        if text.contains("device-plugin") && text.contains("nvidia") {
+            c.category = Category::DevicePlugin;
+        }
+        return;
+    }
     if c.rule != Some("GW505") {
         return;
     }
