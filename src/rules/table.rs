@@ -47,10 +47,11 @@ const CONTAINERD_RUNTIMES: Next = Next {
 };
 
 /// Catch-alls: when a later rule also matches the same text, that rule explains it. GW210 says only that a
-/// webhook denied the request (GW212 says the denial is about the GPU); a crash loop (GW124, GW505) is a
-/// symptom, and a record that also names why the container fails (a mount, a library) names the cause; a
-/// sharing scheduler's "not enough" (GW119) yields to its own "the node has no devices registered" (GW120).
-pub static CATCH_ALL: &[&str] = &["GW119", "GW124", "GW210", "GW505"];
+/// webhook denied the request (GW212 says the denial is about the GPU), GW216 only that one cannot be reached
+/// (GW214 names the GPU stack's own webhook); a crash loop (GW124, GW505) is a symptom, and a record that
+/// also names why the container fails (a mount, a library) names the cause; a sharing scheduler's "not
+/// enough" (GW119) yields to its own "the node has no devices registered" (GW120).
+pub static CATCH_ALL: &[&str] = &["GW119", "GW124", "GW210", "GW216", "GW505"];
 
 /// Rules that read the reporter's own words in a pasted ticket, not a component's message. A record that
 /// matches one of them and a message rule gives both: the words say what the message cannot (whose GPUs are
@@ -1318,6 +1319,36 @@ pub static RULES: &[Rule] = &[
         example: "The request is invalid: spec.template.spec.GPUs: GPU nvidia.com/TU104GL_Tesla_T4 is not permitted in permittedHostDevices configuration",
         example_source: "https://github.com/kubevirt/hyperconverged-cluster-operator/issues/1227",
         near_miss: "Creating and starting the VM without GPU works without problems.",
+    },
+    Rule {
+        id: "GW216",
+        name: "admission-webhook-unreachable",
+        category: C::Other,
+        gate: G::Admission,
+        looks_at: "apiserver reply to a create, controller FailedCreate event",
+        pattern: r#"failed calling webhook \\?"(?P<webhook>[^"\\]+)\\?""#,
+        summary: "the apiserver cannot reach the admission webhook {webhook}, so it refuses to create the pod",
+        explanation: doc!(
+            "The apiserver must call the webhook before it stores a Pod, the call fails, and the webhook's `failurePolicy` is `Fail`: every Pod the webhook covers is refused. This is not a GPU gate unless the webhook is the GPU stack's own (see GW214).",
+            "The webhook's Service has no ready endpoint (its Pod is not running yet, or was removed with a chart that left its configuration behind), its certificate is wrong, or a network policy blocks the apiserver.",
+            "Check the webhook's Pods and Service; if the component was removed, delete its MutatingWebhookConfiguration or ValidatingWebhookConfiguration.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get mutatingwebhookconfigurations,validatingwebhookconfigurations",
+                place: Cluster,
+                why: "find the configuration that names {webhook}",
+            },
+            Next {
+                command: "kubectl get events -n {namespace}",
+                place: Cluster,
+                why: "see which creates were refused",
+            },
+        ],
+        fix: None,
+        example: "Error: failed to create job pod: Internal error occurred: failed calling webhook \"binder.run.ai\": failed to call webhook: Post \"https://binder.kai-scheduler.svc:443/mutate--v1-pod?timeout=10s\": dial tcp 10.96.172.115:443: connect: connection refused",
+        example_source: "https://github.com/kai-scheduler/KAI-Scheduler/issues/104",
+        near_miss: "Error from server (Forbidden): error when creating \"test_NBody.yml\": admission webhook \"validation.gatekeeper.sh\" denied the request: [userpodlimits] container <cudasample> has no cpu limit, please see https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/",
     },
     Rule {
         id: "GW301",
