@@ -286,6 +286,7 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
             reported_unadvertised,
         );
         whose_shortfall_at_admission(c, reported_busy);
+        whose_denial(c);
     }
     let primary = forced.unwrap_or_else(|| pick_primary(&causes, ctx.gpu_selector));
     let first = causes.remove(primary);
@@ -544,6 +545,18 @@ fn whose_shortfall_at_admission(c: &mut Cause, reported_busy: bool) {
         c.category = Category::Other;
     } else if is_gpu_resource(resource) && !resource.starts_with("alpha.kubernetes.io/") {
         c.category = Category::DevicePlugin;
+    }
+}
+
+/// A webhook or policy that denies a Pod because of a quota (a scheduler's elastic quota, a quota group) is a
+/// quota gate, whatever else the denial names.
+fn whose_denial(c: &mut Cause) {
+    if matches!(c.rule, Some("GW210" | "GW212"))
+        && c.evidence
+            .iter()
+            .any(|e| e.text.to_ascii_lowercase().contains("quota"))
+    {
+        c.category = Category::Quota;
     }
 }
 

@@ -922,7 +922,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "kubectl describe node (Capacity, Allocatable)",
-        pattern: r"\b(?:Capacity|Allocatable):(?: [\w./-]+: \S+){0,24}? (?P<resource>nvidia\.com/gpu|amd\.com/gpu|gpu\.intel\.com/[\w-]+|nvidia\.com/mig-[\w.-]+): 0\b",
+        pattern: r"\b(?:Capacity|Allocatable):(?: [\w./-]+: \S+){0,24}? (?P<resource>nvidia\.com/gpu|amd\.com/gpu|gpu\.intel\.com/(?:i915|xe)|nvidia\.com/mig-[\w.-]+): 0\b",
         summary: "the node lists {resource} with 0 devices: the device plugin registered, then lost or found no GPU",
         explanation: doc!(
             "The node's capacity names the GPU resource, so a device plugin registered it at some point, but the count is 0: the kubelet holds no healthy device to give. GPU Pods see `Insufficient` for this node.",
@@ -1210,7 +1210,7 @@ pub static RULES: &[Rule] = &[
         category: C::InvalidSpec,
         gate: G::Admission,
         looks_at: "apiserver reply to create, FailedCreate event on the owner",
-        pattern: r#"(?s)denied the request:.*?(?:(?P<resource>(?:nvidia\.com|amd\.com|gpu\.intel\.com|habana\.ai)/[A-Za-z0-9_.-]+)|\bgpus?\b)|webhook \\?"[^"\\]*(?:gpu|hami)[^"\\]*\\?" denied the request|\[denied by autogke-gpu-limitation\]|GPU-using init containers are not supported"#,
+        pattern: r#"(?s)denied the request:.*?(?:(?P<resource>(?:nvidia\.com|amd\.com|gpu\.intel\.com|habana\.ai)/[A-Za-z0-9_.-]+)|\bgpus?(?:[^\w-]|$))|webhook \\?"[^"\\]*(?:gpu|hami)[^"\\]*\\?" denied the request|\[denied by autogke-gpu-limitation\]|GPU-using init containers are not supported"#,
         summary: "an admission webhook or policy rejected how the pod asks for the GPU",
         explanation: doc!(
             "A validating webhook or policy engine refused the object, and its reason is about the GPU part of the spec: the GPU request or limit, a GPU toleration, or the GPU scheduler's own job fields.",
@@ -2144,7 +2144,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "container log (CUDA program, GPU Operator cuda-validation)",
-        pattern: r"no CUDA-capable device is detected",
+        pattern: r"no CUDA-capable device is detected|\bcuInit failed: ?100\b",
         summary: "the container's CUDA finds no GPU: the runtime did not put the GPU's device nodes into it",
         explanation: doc!(
             "The container starts and its CUDA program finds no device. The Pod was meant to get a GPU, but the container holds no usable `/dev/nvidia*` device.",
