@@ -270,30 +270,39 @@ fn idle_plugin_daemonset(line: &str) -> Option<Signal> {
         .windows(5)
         .position(|w| w.iter().all(|c| c.parse::<u32>().is_ok()))?;
     let name = *cols.get(counts_at.checked_sub(1)?)?;
-    let plugin = [
-        "device-plugin",
-        "amdgpu-dp",
-        "intel-gpu-plugin",
-        "gpu-plugin",
-    ]
-    .iter()
-    .any(|p| name.contains(p));
-    if !plugin || cols[counts_at] != "0" || name.contains("mps") {
+    if !is_plugin_daemonset(name) || cols[counts_at] != "0" {
         return None;
     }
     let namespace = counts_at
         .checked_sub(2)
         .and_then(|i| cols.get(i))
         .map(|ns| sanitize::line(ns));
-    Some(Signal {
+    Some(idle_daemonset_signal(name, namespace, line))
+}
+
+/// A GPU device plugin's DaemonSet (not the MPS control daemon beside it).
+fn is_plugin_daemonset(name: &str) -> bool {
+    [
+        "device-plugin",
+        "amdgpu-dp",
+        "intel-gpu-plugin",
+        "gpu-plugin",
+    ]
+    .iter()
+    .any(|p| name.contains(p))
+        && !name.contains("mps")
+}
+
+fn idle_daemonset_signal(name: &str, namespace: Option<String>, text: &str) -> Signal {
+    Signal {
         source: Some(SignalSource::Daemonset),
         reason: Some("DESIRED 0".into()),
-        message: sanitize::clean(line.trim(), false),
+        message: sanitize::clean(text.trim(), false),
         count: 1,
         object: Some(format!("daemonset/{}", sanitize::line(name))),
         namespace,
         ..Default::default()
-    })
+    }
 }
 
 fn note_assigned(s: &Signal, ev: &mut Evidence, pod: &mut PodFacts) {
@@ -646,6 +655,17 @@ fn describe_field(
             Some(n)
         }
         "Events" => Some(1),
+        // `kubectl describe daemonset` of a device plugin that wants no Pod.
+        "Desired Number of Nodes Scheduled" => {
+            ev.target.kind = "DaemonSet".into();
+            if value == "0"
+                && let Some(name) = pod.name.as_deref().filter(|n| is_plugin_daemonset(n))
+            {
+                ev.signals
+                    .push(idle_daemonset_signal(name, pod.namespace.clone(), lines[i]));
+            }
+            Some(1)
+        }
         "Replicas" => {
             ev.target.kind = if pod
                 .owner

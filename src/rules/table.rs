@@ -922,7 +922,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "kubectl describe node (Capacity, Allocatable)",
-        pattern: r"\b(?:Capacity|Allocatable):(?: [\w./-]+: \S+){0,24}? (?P<resource>nvidia\.com/gpu|amd\.com/gpu|gpu\.intel\.com/(?:i915|xe)|nvidia\.com/mig-[\w.-]+): 0\b",
+        pattern: r"\b(?:Capacity|Allocatable):(?: [\w./-]+: \S+){0,24}? (?P<resource>nvidia\.com/gpu|amd\.com/gpu|gpu\.intel\.com/(?:i915|xe)|nvidia\.com/mig-[\w.-]+): \x22?0\b",
         summary: "the node lists {resource} with 0 devices: the device plugin registered, then lost or found no GPU",
         explanation: doc!(
             "The node's capacity names the GPU resource, so a device plugin registered it at some point, but the count is 0: the kubelet holds no healthy device to give. GPU Pods see `Insufficient` for this node.",
@@ -1164,7 +1164,7 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Admission,
         looks_at: "apiserver reply to create, FailedCreate event on the owner",
-        pattern: r#"admission webhook "(?P<webhook>[^"]+)" denied the request|violates PodSecurity "(?P<level>[^"]+)"|error looking up service account|disallowed by cluster policy|PodSecurityPolicy: unable to admit pod"#,
+        pattern: r#"admission webhook "(?P<webhook>[^"]+)" denied the request|violates PodSecurity "(?P<level>[^"]+)"|error looking up service account|disallowed by cluster policy|PodSecurityPolicy: unable to admit pod|unable to validate against any security context constraint"#,
         summary: "an admission webhook or policy rejected the pod",
         explanation: doc!(
             "A validating admission webhook or policy (Gatekeeper, Kyverno, PodSecurity) refused the Pod; it is never created. This is not a GPU gate.",
@@ -1187,7 +1187,7 @@ pub static RULES: &[Rule] = &[
         category: C::InvalidSpec,
         gate: G::Admission,
         looks_at: "apiserver reply to create (422), FailedCreate event on the owner",
-        pattern: r#"\b(?:Pod|[A-Z][A-Za-z]+(?:\.[a-z0-9-]+)+|[A-Z][a-z]+[A-Za-z]*) "(?P<invalid_pod>[^"]*)" is invalid:|\bpods? "[^"]*" is invalid:| cannot be handled as an? [A-Z][A-Za-z]+: (?:json: cannot unmarshal|strict decoding error)"#,
+        pattern: r#"\b(?:Pod|[A-Z][A-Za-z]+(?:\.[a-z0-9-]+)+|[A-Z][a-z]+[A-Za-z]*) "(?P<invalid_pod>[^"]*)" is invalid:|\bpods? "[^"]*" is invalid:| cannot be handled as an? [A-Z][A-Za-z]+: (?:json: cannot unmarshal|strict decoding error)|\berror validating data: \[?ValidationError\("#,
         summary: "the apiserver rejected the pod spec as invalid",
         explanation: doc!(
             "Validation rejected the Pod (HTTP 422); it is never created. The field errors follow the colon.",
