@@ -2456,4 +2456,23 @@ pub static RULES: &[Rule] = &[
         example_source: "https://github.com/awslabs/amazon-eks-ami/issues/2428",
         near_miss: "Failed to initialize NVML: could not load NVML library.",
     },
+    Rule {
+        id: "GW602",
+        name: "gpu-share-memory-limit-exceeded",
+        category: C::None,
+        gate: G::None,
+        looks_at: "container log of a Pod with a shared (vGPU) GPU",
+        pattern: r"\[HAMI-core ERROR [^\]]*\]: Device (?P<device>\d+) OOM (?P<used>\d+) / (?P<limit>\d+)",
+        summary: "nothing blocked the Pod: it runs, and its program asked for more GPU memory than its share ({limit} bytes)",
+        explanation: doc!(
+            "The Pod started with a shared GPU. HAMi-core, which enforces the Pod's share of GPU memory inside the container, refused an allocation that would take the container past its limit, and the program failed with an out-of-memory or unknown CUDA error.",
+            "The workload needs more GPU memory than the Pod asks for (`nvidia.com/gpumem` or the percentage), or it caches memory it does not free.",
+            "Ask for more GPU memory in the Pod's resources, or make the program use less (smaller batches, a memory cap in the framework).",
+        ),
+        next: &[DESCRIBE_POD],
+        fix: None,
+        example: "[HAMI-core ERROR (pid:30 thread=140382094939712 allocator.c:53)]: Device 0 OOM 3171158016 / 3145728000",
+        example_source: "https://github.com/Project-HAMi/HAMi/issues/662",
+        near_miss: "[HAMI-core ERROR (pid:1436 thread=139781782480704 libvgpu.c:874)]: cuInit failed:100",
+    },
 ];
