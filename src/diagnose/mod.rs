@@ -1249,16 +1249,14 @@ fn scheduling_primary(causes: &[Cause], idx: &[usize], gpu_selector: bool) -> Op
             && rule(c, "GW105")
             && detail(c, "resource").is_some_and(is_gpu_resource)
     });
-    let only_placement = idx
-        .iter()
-        .copied()
-        .filter(|&i| universal(&causes[i]))
-        .all(|i| {
-            matches!(
-                causes[i].rule,
-                Some("GW103" | "GW104" | "GW105" | "GW108" | "GW125" | "GW126")
-            )
-        });
+    // Whether every reason that every node reports is one of `rules`.
+    let universal_only = |rules: &[&str]| {
+        idx.iter()
+            .copied()
+            .filter(|&i| universal(&causes[i]))
+            .all(|i| causes[i].rule.is_some_and(|r| rules.contains(&r)))
+    };
+    let only_placement = universal_only(&["GW103", "GW104", "GW105", "GW108", "GW125", "GW126"]);
     if let Some(i) = everywhere_short.filter(|_| only_placement) {
         return Some(i);
     }
@@ -1267,16 +1265,7 @@ fn scheduling_primary(causes: &[Cause], idx: &[usize], gpu_selector: bool) -> Op
     let karpenter = find(&|c| rule(c, "GW126"))
         .or_else(|| find(&|c| rule(c, "GW125") && detail(c, "taint").is_some_and(gpu_key)))
         .or_else(|| find(&|c| rule(c, "GW125") || rule(c, "GW130")));
-    let placement_only = idx
-        .iter()
-        .copied()
-        .filter(|&i| universal(&causes[i]))
-        .all(|i| {
-            matches!(
-                causes[i].rule,
-                Some("GW101" | "GW102" | "GW103" | "GW104" | "GW108" | "GW109")
-            )
-        });
+    let placement_only = universal_only(&["GW101", "GW102", "GW103", "GW104", "GW108", "GW109"]);
     if let Some(k) = karpenter.filter(|_| placement_only) {
         return Some(k);
     }
