@@ -280,9 +280,13 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
     }
 
     for c in causes.iter_mut() {
+        let names = [
+            ev.target.name.as_deref(),
+            pod.and_then(|p| p.owner.as_deref()),
+        ];
         whose_component_failure(
             c,
-            ev.target.name.as_deref().unwrap_or(""),
+            &names.map(|n| n.unwrap_or("")).join(" "),
             reported_unadvertised,
         );
         whose_shortfall_at_admission(c, reported_busy);
@@ -457,8 +461,9 @@ fn unknown(
 
 /// A crash loop (or a failed mount) says only that a container does not run. When the container is part of
 /// the GPU stack that is the GPU problem: the device plugin's means its node advertises nothing
-/// (`device-plugin`); a validator's, driver's or toolkit's has a cause the text does not name (`unknown`),
-/// unless the reporter says the node advertises no GPU.
+/// (`device-plugin`), and so does the driver installer's (no driver, no GPU for the plugin to find); a
+/// validator's or toolkit's has a cause the text does not name (`unknown`), unless the reporter says the node
+/// advertises no GPU. The Pod's name and its owner say whose container it is.
 fn whose_component_failure(c: &mut Cause, target: &str, reported_unadvertised: bool) {
     // The device plugin's own Pod cannot mount the NVIDIA driver's host directory: the driver is not
     // installed on the node yet, so the plugin never starts and the node advertises no GPU.
@@ -493,13 +498,17 @@ fn whose_component_failure(c: &mut Cause, target: &str, reported_unadvertised: b
     // A validator's name can hold the component it validates (`nvidia-device-plugin-validator`).
     if has(&["validator", "validation"]) {
         c.category = Category::Unknown;
-    } else if has(&["device-plugin", "amdgpu-dp", "intel-gpu-plugin"]) {
-        c.category = Category::DevicePlugin;
     } else if has(&[
-        "validator",
-        "validation",
+        "device-plugin",
+        "amdgpu-dp",
+        "intel-gpu-plugin",
         "nvidia-driver",
         "driver-installer",
+    ]) {
+        // Without its driver a node's device plugin finds no GPU: a crashing driver installer is why the node
+        // advertises none, as a crashing plugin is.
+        c.category = Category::DevicePlugin;
+    } else if has(&[
         "container-toolkit",
         "dcgm",
         "gpu-feature-discovery",

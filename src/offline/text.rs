@@ -75,10 +75,13 @@ pub(super) fn read(input: &str) -> Evidence {
         let raw = lines[i];
         let line = raw.trim_end();
         // Top-level describe fields (column 0).
-        if let Some(c) = FIELD
-            .captures(line)
-            .filter(|_| !raw.starts_with(' ') && !raw.starts_with('\t'))
-        {
+        // A pasted block's first line often keeps the indentation of the text around it.
+        let top_level = !raw.starts_with(' ') && !raw.starts_with('\t')
+            || (raw.trim_start().starts_with("Name:")
+                && lines
+                    .get(i + 1)
+                    .is_some_and(|n| n.starts_with("Namespace:")));
+        if let Some(c) = FIELD.captures(line.trim_start()).filter(|_| top_level) {
             let key = c["key"].trim().to_string();
             let value = c["value"].trim().to_string();
             let consumed = describe_field(&key, &value, &lines, i, &mut pod, &mut ev);
