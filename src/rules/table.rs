@@ -839,7 +839,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the reporter's own words in a pasted ticket",
-        pattern: r"device[- ]plugin (?:\w+ ){0,2}(?:doesn't|does not|didn't|did not|can't|cannot|couldn't|could not|won't|fails? to|failed to) (?:seem to |even )?(?:see|detect|find|discover|register|advertise|expose) (?:\w+ ){0,2}(?:gpus?|devices?)\b|\bregisters? (?:0|zero|no) (?:gpus?|devices?)\b|\b(?:never|doesn't|does not|didn't|did not|no longer|stopped|stops) (?:\w+ ){0,2}(?:advertis|expos)\w* (?:\w+ ){0,2}`?(?:nvidia\.com/gpu|amd\.com/gpu|gpus?)\b|\bgpu capacity (?:as|is|of|shows?|at|was) (?:zero|0)\b|\bno gpu (?:item|resource|entry)s? (?:\w+ ){0,2}`?(?:allocatable|capacity)|\b(?:at least )?one (?:gpu )?(?:was|is) marked (?:as )?unhealthy",
+        pattern: r"device[- ]plugin (?:\w+ ){0,2}(?:doesn't|does not|didn't|did not|can't|cannot|couldn't|could not|won't|fails? to|failed to) (?:seem to |even )?(?:see|detect|find|discover|register|advertise|expose) (?:\w+ ){0,2}(?:gpus?|devices?)\b|\bregisters? (?:0|zero|no) (?:gpus?|devices?)\b|\b(?:never|doesn't|does not|didn't|did not|no longer|stopped|stops) (?:\w+ ){0,2}(?:advertis|expos)\w* (?:\w+ ){0,2}`?(?:nvidia\.com/gpu|amd\.com/gpu|gpus?)\b|\bgpu capacity (?:as|is|of|shows?|at|was) (?:zero|0)\b|\bno gpu (?:item|resource|entry)s? (?:\w+ ){0,2}`?(?:allocatable|capacity)|\b(?:at least )?one (?:gpu )?(?:was|is) marked (?:as )?unhealthy|\b(?:had|needed|have) to (?:manually )?(?:install|deploy) (?:the )?(?:\w+ )?device[- ]plugin\b",
         summary: "the reporter says the node does not advertise its GPUs: the device plugin has not registered them",
         explanation: doc!(
             "The ticket says in words what the node shows: the GPU resource is missing from the node's capacity, or is there with 0, or a GPU was marked unhealthy. The scheduler then reports `Insufficient` for a GPU that is physically present.",
@@ -2452,6 +2452,29 @@ pub static RULES: &[Rule] = &[
         example: "\"command failed\" err=\"failed to parse kubelet flag: unknown flag: --container-runtime\"",
         example_source: "https://github.com/awslabs/amazon-eks-ami/issues/1398",
         near_miss: "Error: failed to parse kubelet flag: invalid argument",
+    },
+    Rule {
+        id: "GW512",
+        name: "selinux-label-refused",
+        category: C::Other,
+        gate: G::Runtime,
+        looks_at: "runc error when the container starts",
+        pattern: r"attr/exec: invalid argument",
+        summary: "the runtime cannot set the container's SELinux label, so the container does not start",
+        explanation: doc!(
+            "runc writes the container's SELinux process label to `/proc/self/attr/exec` before it starts the process, and the kernel refused the label. This is not a GPU gate, though GPU stacks that run privileged or with their own SELinux types meet it.",
+            "The label set in the Pod's `seLinuxOptions` (or given by the runtime) is not known to the node's SELinux policy, or the policy module it needs is not loaded.",
+            "Load the policy module the label needs on the node, or change or drop the Pod's `seLinuxOptions`.",
+        ),
+        next: &[Next {
+            command: "ausearch -m avc -ts recent",
+            place: Node,
+            why: "see which label the kernel refused",
+        }],
+        fix: None,
+        example: "container_linux.go:247: starting container process caused \"process_linux.go:364: container init caused \\\"write /proc/self/task/1/attr/exec: invalid argument\\\"\"",
+        example_source: "https://github.com/redhat-performance/openshift-psap/issues/39",
+        near_miss: "Error: failed to generate container \"4f9f599983966384f285f14cada1b56b7697cb05d5219fcba3f815d0fc3249b2\" spec: failed to generate spec: path \"/run/nvidia/validations\" is mounted on \"/run\" but it is not a shared mount",
     },
     Rule {
         id: "GW601",
