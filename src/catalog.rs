@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 
 use crate::render::Format;
-use crate::rules::{RULES, Rule, Where};
+use crate::rules::{RULES, Rule, Where, shown_template};
 
 /// `kubectl gpuwhy rules`.
 pub fn rules(format: Format, out: &mut dyn Write) -> io::Result<()> {
@@ -18,7 +18,7 @@ pub fn rules(format: Format, out: &mut dyn Write) -> io::Result<()> {
                     r.name,
                     r.category.as_str(),
                     r.gate.as_str(),
-                    r.summary
+                    shown_template(r.summary)
                 )?;
             }
         }
@@ -33,7 +33,7 @@ pub fn rules(format: Format, out: &mut dyn Write) -> io::Result<()> {
                     r.name,
                     r.category.as_str(),
                     r.gate.as_str(),
-                    r.summary.replace('|', "\\|")
+                    shown_template(r.summary).replace('|', "\\|")
                 )?;
             }
         }
@@ -65,7 +65,7 @@ pub fn explain(r: &Rule, out: &mut dyn Write) -> io::Result<()> {
         r.gate.as_str()
     )?;
     writeln!(out, "looks at: {}", r.looks_at)?;
-    writeln!(out, "summary:  {}\n", r.summary)?;
+    writeln!(out, "summary:  {}\n", shown_template(r.summary))?;
     writeln!(out, "{}\n", r.explanation)?;
     writeln!(out, "## Next commands")?;
     for n in r.next {

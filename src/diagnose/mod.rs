@@ -902,18 +902,18 @@ fn fill(
     while let Some(open) = rest.find('{') {
         let after = &rest[open + 1..];
         let Some(close) = after.find('}') else { break };
-        let name = &after[..close];
-        if name.is_empty() || !name.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') {
+        let Some((name, fallback)) = crate::rules::placeholder(&after[..close]) else {
             out.push_str(&rest[..open + 1]);
             rest = after;
             continue;
-        }
+        };
         out.push_str(&rest[..open]);
         let value = local.get(name).cloned().or_else(|| ctx.get(name).cloned());
-        match value {
-            Some(v) if shell => out.push_str(&shell_word(&v)),
-            Some(v) => out.push_str(&sanitize::line(&v)),
-            None => {
+        match (value, fallback) {
+            (Some(v), _) if shell => out.push_str(&shell_word(&v)),
+            (Some(v), _) => out.push_str(&sanitize::line(&v)),
+            (None, Some(words)) => out.push_str(words),
+            (None, None) => {
                 out.push('<');
                 out.push_str(name);
                 out.push('>');
@@ -1562,5 +1562,34 @@ mod tests {
             "0/1 nodes are available: 1 node(s) had untolerated taint {nvidia.com/gpu: present}.",
         )]));
         assert!(d.causes[0].next[1].command.contains("<pod> -n <namespace>"));
+    }
+
+    #[test]
+    fn a_summary_reads_on_where_the_text_names_nothing() {
+        let ctx: BTreeMap<&'static str, String> = BTreeMap::new();
+        let empty: BTreeMap<String, String> = BTreeMap::new();
+        let given = BTreeMap::from([("condition".to_string(), "cuda>=12.4".to_string())]);
+        let template = "the image needs {condition|a newer CUDA} but the node's driver is older";
+        assert_eq!(
+            fill(template, &ctx, &empty, false),
+            "the image needs a newer CUDA but the node's driver is older"
+        );
+        assert_eq!(
+            fill(template, &ctx, &given, false),
+            "the image needs cuda>=12.4 but the node's driver is older"
+        );
+        assert_eq!(
+            fill("kubectl get pod {pod}", &ctx, &empty, true),
+            "kubectl get pod <pod>"
+        );
+        assert_eq!(
+            crate::rules::shown_template(template),
+            "the image needs {condition} but the node's driver is older"
+        );
+        // JSON and shell braces are not placeholders.
+        assert_eq!(
+            fill("{\"a\": 1} {Pod}", &ctx, &empty, false),
+            "{\"a\": 1} {Pod}"
+        );
     }
 }

@@ -344,8 +344,7 @@ pub fn placeholders(template: &str) -> Vec<&str> {
         let after = &rest[open + 1..];
         match after.find('}') {
             Some(close) => {
-                let name = &after[..close];
-                if !name.is_empty() && name.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') {
+                if let Some((name, _)) = placeholder(&after[..close]) {
                     out.push(name);
                 }
                 rest = &after[close + 1..];
@@ -354,6 +353,37 @@ pub fn placeholders(template: &str) -> Vec<&str> {
         }
     }
     out
+}
+
+/// A template as a reader of the table sees it: each placeholder by its name alone, without its stand-in words.
+pub fn shown_template(template: &str) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        let after = &rest[open + 1..];
+        let Some(close) = after.find('}') else { break };
+        out.push_str(&rest[..open + 1]);
+        match placeholder(&after[..close]) {
+            Some((name, _)) => out.push_str(name),
+            None => out.push_str(&after[..close]),
+        }
+        out.push('}');
+        rest = &after[close + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// What stands between a template's braces: `name`, or `name|words` where the words stand in when the text
+/// gave no value for the name (a summary reads on; a command keeps `<name>` for the reader to fill in).
+/// Anything else (a JSON or shell brace) is not a placeholder.
+pub fn placeholder(inner: &str) -> Option<(&str, Option<&str>)> {
+    let (name, fallback) = match inner.split_once('|') {
+        Some((n, f)) => (n, Some(f)),
+        None => (inner, None),
+    };
+    (!name.is_empty() && name.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'))
+        .then_some((name, fallback))
 }
 
 #[cfg(test)]

@@ -1374,6 +1374,29 @@ pub static RULES: &[Rule] = &[
         near_miss: "pods \"train-0\" is forbidden: exceeded quota: gpu-quota, requested: requests.nvidia.com/gpu=2, used: requests.nvidia.com/gpu=7, limited: requests.nvidia.com/gpu=8",
     },
     Rule {
+        id: "GW218",
+        name: "manifest-not-parseable",
+        category: C::InvalidSpec,
+        gate: G::Admission,
+        looks_at: "kubectl create or apply output",
+        pattern: r"error converting YAML to JSON|\bmapping values are not allowed in this context\b|\bdid not find expected key\b",
+        summary: "the manifest is not valid YAML, so kubectl never sends the pod",
+        explanation: doc!(
+            "kubectl could not parse the file: the YAML is malformed, so no object reached the apiserver and nothing was scheduled.",
+            "A key and its value sit on one line where a mapping was expected (`requests: nvidia.com/gpu: 1`), indentation is off by a space, or tabs are mixed in; resource blocks are a common place for it.",
+            "Put each resource on its own indented line under `limits:` or `requests:` and check the file with `kubectl apply --dry-run=client -f`.",
+        ),
+        next: &[Next {
+            command: "kubectl apply --dry-run=client -f <file>",
+            place: Cluster,
+            why: "see where the YAML stops parsing",
+        }],
+        fix: Some("resources:\n  limits:\n    nvidia.com/gpu: 1"),
+        example: "mapping values are not allowed in this context",
+        example_source: "https://github.com/kubernetes/kubernetes/issues/28199",
+        near_miss: "The StatefulSet \"jellyfin\" is invalid: spec.template.spec.resources.limits[gpu.intel.com/i915]: Unsupported value: \"gpu.intel.com/i915\": supported values: \"cpu\", \"hugepages-\", \"memory\"",
+    },
+    Rule {
         id: "GW301",
         name: "gpu-devices-unavailable-at-admission",
         category: C::DevicePlugin,
@@ -1820,8 +1843,8 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "Failed event, container waiting/terminated message (RunContainerError, StartError)",
-        pattern: r"nvidia-container-cli(?:\.real)?: requirement error: unsatisfied condition: (?P<condition>[^,\s]+)|CUDA driver version is insufficient for CUDA runtime version",
-        summary: "the image needs {condition} but the node's driver is older",
+        pattern: r"nvidia-container-cli(?:\.real)?: requirement error: unsatisfied condition: (?P<condition>[^,\s]+)|CUDA driver version is insufficient for CUDA runtime version|forward compatibility was attempted on non supported HW",
+        summary: "the image needs {condition|a newer CUDA} but the node's driver is older",
         explanation: doc!(
             "The image's `NVIDIA_REQUIRE_CUDA` asks for a CUDA version that the node's driver does not support.",
             "The image was built for a newer CUDA than the installed driver.",
@@ -2056,7 +2079,7 @@ pub static RULES: &[Rule] = &[
         gate: G::Runtime,
         looks_at: "Failed event, container waiting message (RunContainerError, StartError, CreateContainerError)",
         pattern: r"(?:error running hook|running prestart hook|error executing hook)[^\n]*?(?P<hook>/[^\s`'\x22:]*nvidia[^\s`'\x22:]*|nvidia-container-(?:runtime-hook|cli|toolkit))|\bfailed to create application profiles directory\b",
-        summary: "the NVIDIA hook {hook} failed when the runtime created the container",
+        summary: "{hook|an NVIDIA hook} failed when the runtime created the container",
         explanation: doc!(
             "The OCI runtime (runc or crun, under containerd or CRI-O) ran the NVIDIA hook to inject the GPUs, and the hook exited with an error.",
             "The hook's own message says why: the driver or its libraries are missing or mismatched, the toolkit was built for another C library, or its configuration points to the wrong driver root.",
@@ -2138,7 +2161,7 @@ pub static RULES: &[Rule] = &[
         gate: G::Runtime,
         looks_at: "container log, Failed event, container status message",
         pattern: r"(?P<library>lib(?:cuda|nvidia-[a-z0-9-]+)\.so[.0-9]*): cannot open shared object file|initialize NVML: ERROR_LIBRARY_NOT_FOUND",
-        summary: "the container cannot load {library}: the NVIDIA runtime did not put the driver's libraries into it",
+        summary: "the container cannot load {library|libnvidia-ml.so.1}: the NVIDIA runtime did not put the driver's libraries into it",
         explanation: doc!(
             "The container started, but the program in it cannot load the NVIDIA driver's user-space library: it is not in the container. The image does not ship it; the NVIDIA runtime or hook mounts it from the host when the container is created with the GPU.",
             "The Pod runs without the NVIDIA runtime (no `runtimeClassName: nvidia` and `nvidia` is not containerd's default runtime), the device plugin handed out no GPU (NVIDIA_VISIBLE_DEVICES empty or `void`), or the driver libraries live where the toolkit does not look (a driver container, `/run/nvidia/driver`).",
@@ -2482,7 +2505,7 @@ pub static RULES: &[Rule] = &[
         category: C::None,
         gate: G::None,
         looks_at: "nvidia-smi run inside a container that is running",
-        pattern: r"Failed to initialize NVML: Unknown Error(?:\s|$)",
+        pattern: r"Failed to initialize NVML: Unknown Error(?:\s|$|\.\x22)",
         summary: "nothing blocked the Pod: it started, and later its container lost access to the GPU",
         explanation: doc!(
             "`nvidia-smi` fails with `Failed to initialize NVML: Unknown Error` inside a container that was started with its GPU. Nothing stops the Pod from starting; the container's device access was taken away afterwards.",
