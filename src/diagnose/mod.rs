@@ -101,7 +101,9 @@ pub fn diagnose_all(evs: &[Evidence]) -> Vec<Diagnosis> {
         .iter()
         .map(|ev| diagnose_with(ev, &mut readings))
         .collect();
-    out.sort_by_key(|d| !d.is_blocked());
+    // Blocked Pods first, and of those the ones whose cause is known: in a listing, the Pods that wait
+    // without a word usually wait on the one that says why.
+    out.sort_by_key(|d| (!d.is_blocked(), d.primary == Category::Unknown));
     out
 }
 

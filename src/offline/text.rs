@@ -212,15 +212,22 @@ fn is_pods_header(line: &str) -> bool {
 
 fn is_headerless_pods_row(line: &str) -> bool {
     let cols: Vec<&str> = line.split_whitespace().collect();
-    cols.len() >= 5
-        && cols[1]
-            .split_once('/')
-            .is_some_and(|(a, b)| a.parse::<u32>().is_ok() && b.parse::<u32>().is_ok())
-        && cols[2]
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_uppercase())
-        && cols[3].chars().next().is_some_and(|c| c.is_ascii_digit())
+    // NAME READY STATUS RESTARTS …, or with `-A` the namespace first.
+    let row_at = |ready: usize| {
+        cols.len() >= ready + 4
+            && cols[ready]
+                .split_once('/')
+                .is_some_and(|(a, b)| a.parse::<u32>().is_ok() && b.parse::<u32>().is_ok())
+            && cols[ready + 1]
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_uppercase())
+            && cols[ready + 2]
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_digit())
+    };
+    row_at(1) || row_at(2)
 }
 
 fn pods_row(line: &str) -> Option<Signal> {
