@@ -215,9 +215,7 @@ fn is_headerless_pods_row(line: &str) -> bool {
     // NAME READY STATUS RESTARTS …, or with `-A` the namespace first.
     let row_at = |ready: usize| {
         cols.len() >= ready + 4
-            && cols[ready]
-                .split_once('/')
-                .is_some_and(|(a, b)| a.parse::<u32>().is_ok() && b.parse::<u32>().is_ok())
+            && is_ready_column(cols[ready])
             && cols[ready + 1]
                 .chars()
                 .next()
@@ -230,13 +228,16 @@ fn is_headerless_pods_row(line: &str) -> bool {
     row_at(1) || row_at(2)
 }
 
+/// A `get pods` READY cell: ready/total containers (`0/1`).
+fn is_ready_column(cell: &str) -> bool {
+    cell.split_once('/')
+        .is_some_and(|(a, b)| a.parse::<u32>().is_ok() && b.parse::<u32>().is_ok())
+}
+
 fn pods_row(line: &str) -> Option<Signal> {
     let cols: Vec<&str> = line.split_whitespace().collect();
     // [NAMESPACE] NAME READY STATUS …, READY looks like 0/1.
-    let ready_at = cols.iter().position(|c| {
-        c.split_once('/')
-            .is_some_and(|(a, b)| a.parse::<u32>().is_ok() && b.parse::<u32>().is_ok())
-    })?;
+    let ready_at = cols.iter().position(|c| is_ready_column(c))?;
     let name = cols.get(ready_at.checked_sub(1)?)?;
     // `-A` listings put the namespace first.
     let namespace = ready_at
