@@ -186,7 +186,7 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
     let forced = facts::scheduling(ev)
         .filter(|_| !passed_scheduling)
         .map(|v| apply_verdict(v, &mut causes, &ctx));
-    let forced = forced.or_else(|| idle_plugin_daemonset(ev, &mut causes, &ctx));
+    let forced = forced.or_else(|| plugin_daemonset(ev, &mut causes, &ctx));
     if let Some(rc) = &ev.cluster.runtime_class {
         for c in causes
             .iter_mut()
@@ -239,6 +239,19 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
                     check: "input".into(),
                     reason: "no Pod, event or message was found in the input".into(),
                 });
+            } else if says_nothing_of_the_pod(ev) {
+                return unknown(
+                    ev,
+                    Gate::Unknown,
+                    "the input shows neither an error nor the pod's state, so it does not say what blocks the pod".into(),
+                    vec![],
+                    vec![ctx.step(
+                        "kubectl describe pod {pod} -n {namespace}",
+                        Where::Cluster,
+                        "read the Pod's status, events and conditions",
+                    )],
+                    gaps,
+                );
             }
             return Diagnosis {
                 schema: SCHEMA,
@@ -311,9 +324,10 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
 }
 
 /// A device-plugin DaemonSet that wants no Pod (`DESIRED 0`) means no node runs the plugin, so no node
-/// advertises the GPU: its node selector or affinity matches no node (`node-affinity`). It is what to fix
+/// advertises the GPU: its node selector or affinity matches no node (`node-affinity`). One whose Pods are
+/// not all ready (`READY 0/2`) leaves those nodes without the GPU (`device-plugin`). Either is what to fix
 /// unless something other than a GPU shortfall blocks the Pod; returns its index when it is primary.
-fn idle_plugin_daemonset(ev: &Evidence, causes: &mut Vec<Cause>, ctx: &Context) -> Option<usize> {
+fn plugin_daemonset(ev: &Evidence, causes: &mut Vec<Cause>, ctx: &Context) -> Option<usize> {
     let row = ev
         .signals
         .iter()
@@ -326,14 +340,57 @@ fn idle_plugin_daemonset(ev: &Evidence, causes: &mut Vec<Cause>, ctx: &Context) 
     let ns = row.namespace.as_deref().unwrap_or("<namespace>");
     let mut details = BTreeMap::new();
     details.insert("daemonset".to_string(), Value::from(name));
+    let idle = row.reason.as_deref() == Some("DESIRED 0");
+    let (category, summary, next) = if idle {
+        (
+            Category::NodeAffinity,
+            format!(
+                "the device-plugin DaemonSet {name} wants no Pod (DESIRED 0): its node selector or affinity matches no node, so no node advertises the GPU"
+            ),
+            vec![
+                NextStep {
+                    command: sanitize::line(&format!(
+                        "kubectl get ds {name} -n {ns} -o jsonpath='{{.spec.template.spec.nodeSelector}} {{.spec.template.spec.affinity.nodeAffinity}}'"
+                    )),
+                    place: Where::Cluster,
+                    why: "see which node labels the device plugin requires".into(),
+                },
+                ctx.step(
+                    "kubectl get nodes -L nvidia.com/gpu.present,feature.node.kubernetes.io/pci-10de.present",
+                    Where::Cluster,
+                    "see whether the GPU nodes carry those labels (GPU Feature Discovery or NFD sets them)",
+                ),
+            ],
+        )
+    } else {
+        let counts = row.reason.as_deref().unwrap_or("READY").to_string();
+        (
+            Category::DevicePlugin,
+            format!(
+                "the device-plugin DaemonSet {name} is not ready ({counts}): nodes whose plugin Pod is not running do not advertise the GPU"
+            ),
+            vec![
+                NextStep {
+                    command: sanitize::line(&format!("kubectl describe ds {name} -n {ns}")),
+                    place: Where::Cluster,
+                    why: "see why the plugin Pods are not ready".into(),
+                },
+                NextStep {
+                    command: sanitize::line(&format!(
+                        "kubectl logs -n {ns} ds/{name} --all-containers --tail=100"
+                    )),
+                    place: Where::Cluster,
+                    why: "read what the device plugin said when it started".into(),
+                },
+            ],
+        )
+    };
     causes.push(Cause {
-        category: Category::NodeAffinity,
+        category,
         rule: None,
         name: None,
         gate: Gate::Scheduling,
-        summary: format!(
-            "the device-plugin DaemonSet {name} wants no Pod (DESIRED 0): its node selector or affinity matches no node, so no node advertises the GPU"
-        ),
+        summary,
         evidence: vec![EvidenceLine {
             source: SignalSource::Daemonset,
             reason: row.reason.clone(),
@@ -341,20 +398,7 @@ fn idle_plugin_daemonset(ev: &Evidence, causes: &mut Vec<Cause>, ctx: &Context) 
             count: 1,
         }],
         details,
-        next: vec![
-            NextStep {
-                command: sanitize::line(&format!(
-                    "kubectl get ds {name} -n {ns} -o jsonpath='{{.spec.template.spec.nodeSelector}} {{.spec.template.spec.affinity.nodeAffinity}}'"
-                )),
-                place: Where::Cluster,
-                why: "see which node labels the device plugin requires".into(),
-            },
-            ctx.step(
-                "kubectl get nodes -L nvidia.com/gpu.present,feature.node.kubernetes.io/pci-10de.present",
-                Where::Cluster,
-                "see whether the GPU nodes carry those labels (GPU Feature Discovery or NFD sets them)",
-            ),
-        ],
+        next,
         fix: None,
         overlapping: false,
     });
@@ -363,6 +407,28 @@ fn idle_plugin_daemonset(ev: &Evidence, causes: &mut Vec<Cause>, ctx: &Context) 
         matches!(c.rule, Some("GW105" | "GW119" | "GW303")) || c.category == Category::Unknown
     });
     only_shortfall.then_some(idx)
+}
+
+/// Pasted prose and command output with no Pod in it: no Pod object or describe block, no event, condition
+/// or container state, no `get pods` row. Such a paste does not show that nothing blocks the Pod; it shows
+/// nothing of the Pod at all.
+/// Words that a Pod got past its gates (its events, or a container's own output: a test's verdict, a
+/// logfmt info line) do say something of it.
+fn says_nothing_of_the_pod(ev: &Evidence) -> bool {
+    static PROGRESS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r#"(?i)\bSuccessfully assigned \S+ to |\b(?:Started|Created) container\b|^Test PASSED$|\bstatus: "?True"?\s+type: Ready\b|^time=\S+ level=info\b"#,
+        )
+        .expect("progress regex")
+    });
+    ev.pod.is_none()
+        && ev.signals.iter().all(|s| {
+            matches!(
+                s.source,
+                Some(SignalSource::Text | SignalSource::Log) | None
+            ) && !s.message.lines().any(|l| PROGRESS.is_match(l.trim()))
+                && !PROGRESS.is_match(&s.message)
+        })
 }
 
 /// A Pod left Pending or ContainerCreating (a `kubectl get pods` row, or describe output whose events are gone)

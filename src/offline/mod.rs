@@ -58,6 +58,7 @@ pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
     }
     if looks_like_json(trimmed) {
         return match serde_json::from_str::<serde_json::Value>(trimmed) {
+            Ok(v) if is_log_record(&v) => Ok((Format::Text, vec![text::read(input)])),
             Ok(v) => Ok((Format::Json, objects::read(vec![v], what)?)),
             Err(json_err) => {
                 // JSON lines (one object per line), as `kubectl get events -w -o json` prints.
@@ -66,6 +67,10 @@ pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
                         .into_iter::<serde_json::Value>()
                         .collect();
                 match docs {
+                    // A structured log (zap, klog's JSON): one record per line.
+                    Ok(docs) if docs.len() > 1 && docs.iter().all(is_log_record) => {
+                        Ok((Format::Text, vec![text::read(input)]))
+                    }
                     Ok(docs) if docs.len() > 1 => Ok((Format::Json, objects::read(docs, what)?)),
                     _ if trimmed.starts_with('{') && looks_like_log_json(trimmed) => {
                         Ok((Format::Text, vec![text::read(input)]))
@@ -264,6 +269,14 @@ fn has_message_property(s: &str) -> bool {
     })
 }
 
+/// A structured log record (zap, klog's JSON format), not a Kubernetes object: no `kind`, and a `msg` or
+/// `level` of its own.
+fn is_log_record(v: &serde_json::Value) -> bool {
+    v.as_object().is_some_and(|o| {
+        !o.contains_key("kind") && (o.contains_key("msg") || o.contains_key("level"))
+    })
+}
+
 fn looks_like_log_json(s: &str) -> bool {
     s.lines()
         .next()
@@ -407,6 +420,78 @@ trainer-0   0/1     Pending   0          5m
             assert_eq!(
                 crate::diagnose::diagnose(&evs[0]).primary,
                 crate::rules::Category::Unknown
+            );
+        }
+    }
+
+    #[test]
+    fn a_device_plugin_daemonset_that_is_not_ready_is_the_device_plugin() {
+        // From eksctl #6063: `get daemonset -A` pasted with its rows run together on one line.
+        let paste = "ubuntu@ip-10-0-1-135:~$ kubectl get daemonset -A                 NAMESPACE     NAME                             DESIRED   CURRENT   READY   UP-TO-DATE   AVAILABLE   NODE SELECTOR   AGE            kube-system   aws-node                         2         2         2       2            2           <none>          12m            kube-system   neuron-device-plugin-daemonset   2         2         0       2            0           <none>          2m\n";
+        let (_, evs) = parse(paste, "x").unwrap();
+        let d = crate::diagnose::diagnose(&evs[0]);
+        assert_eq!(d.primary, crate::rules::Category::DevicePlugin);
+        assert!(
+            d.causes[0].summary.contains("READY 0/2"),
+            "{}",
+            d.causes[0].summary
+        );
+        assert!(
+            d.causes[0].next[0]
+                .command
+                .contains("neuron-device-plugin-daemonset -n kube-system"),
+            "{:?}",
+            d.causes[0].next
+        );
+        // All ready: the listing says nothing of the plugin.
+        let ready = paste.replace(
+            "neuron-device-plugin-daemonset   2         2         0       2            0",
+            "neuron-device-plugin-daemonset   2         2         2       2            2",
+        );
+        let (_, evs) = parse(&ready, "x").unwrap();
+        assert_ne!(
+            crate::diagnose::diagnose(&evs[0]).primary,
+            crate::rules::Category::DevicePlugin
+        );
+    }
+
+    #[test]
+    fn a_structured_log_is_read_as_log_lines() {
+        // nos #21: controller-runtime's zap records, one per line; none is a Kubernetes object.
+        let paste = r#"{"level":"info","ts":1680276095.8139107,"msg":"applying desired partitioning","controller":"mig-partitioner-controller","controllerKind":"Pod","namespace":"likku","name":"exec-dev-14105-1230399844"}
+{"level":"info","ts":1680276095.8921742,"msg":"plan applied","controller":"mig-partitioner-controller","controllerKind":"Pod","namespace":"likku","name":"exec-dev-14105-1230399844"}
+"#;
+        let (format, evs) = parse(paste, "x").unwrap();
+        assert_eq!(format, Format::Text);
+        assert!(!evs[0].signals.is_empty());
+        let one = paste.lines().next().unwrap();
+        assert_eq!(parse(one, "x").unwrap().0, Format::Text);
+    }
+
+    #[test]
+    fn a_paste_that_shows_nothing_of_the_pod_is_unknown_not_healthy() {
+        use crate::rules::Category;
+        // Talos #1303 as cut short: node output, no Pod, no error.
+        let silent = "\
+I have installed the nvidia driver in talos linux Worker Node.
+Capacity:
+  cpu:                32
+  hugepages-1Gi:      0
+";
+        let (_, evs) = parse(silent, "x").unwrap();
+        let d = crate::diagnose::diagnose(&evs[0]);
+        assert_eq!(d.primary, Category::Unknown);
+        assert!(d.causes[0].summary.contains("does not say"));
+        // The Pod's own output, or its events, say that it got past its gates.
+        for shown in [
+            "[root@ksmaster01 ~]# kubectl logs -f gpu-demo -n gpu\n[Vector addition of 50000 elements]\nTest PASSED\nDone\n",
+            "2022-05-02T00:33:59.912858Z [Normal] Successfully assigned odh-jupyterhub/jupyterhub-nb-michaeltiemannosc to ip-10-0-252-130.ec2.internal\n",
+        ] {
+            let (_, evs) = parse(shown, "x").unwrap();
+            assert_eq!(
+                crate::diagnose::diagnose(&evs[0]).primary,
+                Category::None,
+                "{shown}"
             );
         }
     }

@@ -106,8 +106,9 @@ pub(super) fn read(input: &str) -> Evidence {
             i = j;
             continue;
         }
-        // `kubectl get ds` (with or without its header): a device-plugin DaemonSet that wants no Pod.
-        if let Some(signal) = idle_plugin_daemonset(line) {
+        // `kubectl get ds` (with or without its header): a device-plugin DaemonSet that wants no Pod or
+        // whose Pods are not ready.
+        if let Some(signal) = plugin_daemonset_row(line) {
             flush_plain(&mut plain, &mut ev);
             ev.signals.push(signal);
             i += 1;
@@ -274,21 +275,39 @@ fn pods_row(line: &str) -> Option<Signal> {
 }
 
 /// A `kubectl get daemonset` row, `[NAMESPACE] NAME DESIRED CURRENT READY UP-TO-DATE AVAILABLE …`, of a GPU
-/// device plugin whose DESIRED is 0: its node selector or affinity matches no node, so no node runs it.
-fn idle_plugin_daemonset(line: &str) -> Option<Signal> {
+/// device plugin that wants no Pod (DESIRED 0: its node selector or affinity matches no node) or whose Pods
+/// are not all ready (READY below DESIRED). A listing flattened onto one line is read row by row.
+fn plugin_daemonset_row(line: &str) -> Option<Signal> {
     let cols: Vec<&str> = line.split_whitespace().collect();
-    let counts_at = cols
-        .windows(5)
-        .position(|w| w.iter().all(|c| c.parse::<u32>().is_ok()))?;
-    let name = *cols.get(counts_at.checked_sub(1)?)?;
-    if !is_plugin_daemonset(name) || cols[counts_at] != "0" {
-        return None;
-    }
-    let namespace = counts_at
-        .checked_sub(2)
-        .and_then(|i| cols.get(i))
-        .map(|ns| sanitize::line(ns));
-    Some(idle_daemonset_signal(name, namespace, line))
+    (1..cols.len()).find_map(|at| {
+        let name = cols[at - 1];
+        let counts: Vec<u32> = cols
+            .get(at..at + 5)?
+            .iter()
+            .map(|c| c.parse().ok())
+            .collect::<Option<_>>()?;
+        if !is_plugin_daemonset(name) {
+            return None;
+        }
+        let (desired, ready) = (counts[0], counts[2]);
+        let state = match desired {
+            0 => DaemonsetState::Idle,
+            _ if ready < desired => DaemonsetState::NotReady { desired, ready },
+            _ => return None,
+        };
+        let namespace = at.checked_sub(2).map(|i| sanitize::line(cols[i]));
+        // A listing run together on one line is quoted by its row; a row of its own, whole.
+        let rows = cols
+            .windows(5)
+            .filter(|w| w.iter().all(|c| c.parse::<u32>().is_ok()))
+            .count();
+        let row = if rows > 1 {
+            cols[at.saturating_sub(2)..at + 5].join(" ")
+        } else {
+            line.to_string()
+        };
+        Some(daemonset_signal(name, namespace, &row, state))
+    })
 }
 
 /// A GPU device plugin's DaemonSet (not the MPS control daemon beside it).
@@ -304,10 +323,25 @@ fn is_plugin_daemonset(name: &str) -> bool {
         && !name.contains("mps")
 }
 
-fn idle_daemonset_signal(name: &str, namespace: Option<String>, text: &str) -> Signal {
+/// What a device-plugin DaemonSet's counts say.
+enum DaemonsetState {
+    Idle,
+    NotReady { desired: u32, ready: u32 },
+}
+
+fn daemonset_signal(
+    name: &str,
+    namespace: Option<String>,
+    text: &str,
+    state: DaemonsetState,
+) -> Signal {
+    let reason = match state {
+        DaemonsetState::Idle => "DESIRED 0".to_string(),
+        DaemonsetState::NotReady { desired, ready } => format!("READY {ready}/{desired}"),
+    };
     Signal {
         source: Some(SignalSource::Daemonset),
-        reason: Some("DESIRED 0".into()),
+        reason: Some(reason),
         message: sanitize::clean(text.trim(), false),
         count: 1,
         object: Some(format!("daemonset/{}", sanitize::line(name))),
@@ -672,8 +706,12 @@ fn describe_field(
             if value == "0"
                 && let Some(name) = pod.name.as_deref().filter(|n| is_plugin_daemonset(n))
             {
-                ev.signals
-                    .push(idle_daemonset_signal(name, pod.namespace.clone(), lines[i]));
+                ev.signals.push(daemonset_signal(
+                    name,
+                    pod.namespace.clone(),
+                    lines[i],
+                    DaemonsetState::Idle,
+                ));
             }
             Some(1)
         }
