@@ -168,7 +168,7 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
             .any(|h| matches!(h.finding.rule.gate, Gate::DeviceAdmission | Gate::Runtime));
     // The reporter's words: they say whose the GPUs are, or that the node does not advertise them.
     let said = |id: &str| hits.iter().any(|h| h.finding.rule.id == id);
-    let (reported_busy, reported_unadvertised) = (said("GW132"), said("GW131"));
+    let (reported_busy, reported_unadvertised) = (said("GW132"), said("GW131") || said("GW137"));
     let has_fit = hits
         .iter()
         .any(|h| h.finding.rule.gate == Gate::Scheduling && !is_autoscaler(h.signal));
@@ -572,9 +572,11 @@ fn whose_component_failure(c: &mut Cause, target: &str, reported_unadvertised: b
         "intel-gpu-plugin",
         "nvidia-driver",
         "driver-installer",
+        "kubelet-plugin",
     ]) {
         // Without its driver a node's device plugin finds no GPU: a crashing driver installer is why the node
-        // advertises none, as a crashing plugin is.
+        // advertises none, as a crashing plugin is. A DRA driver's kubelet plugin is the device plugin's
+        // counterpart: while it crashes, the node publishes no device for a claim.
         c.category = Category::DevicePlugin;
     } else if has(&[
         "container-toolkit",
@@ -1231,6 +1233,8 @@ fn is_fallback(c: &Cause) -> u8 {
     match c.rule {
         Some("GW418") => 2,
         Some("GW211" | "GW305" | "GW410" | "GW118" | "GW417") => 1,
+        // The reporter's words yield to a component's message of the same category.
+        Some(id) if crate::rules::is_hearsay(id) => 1,
         _ => 0,
     }
 }
@@ -1302,7 +1306,12 @@ fn scheduling_primary(causes: &[Cause], idx: &[usize], gpu_selector: bool) -> Op
     // A device plugin that crashes or cannot start explains a GPU shortfall.
     let gpu_short =
         find(&|c| rule(c, "GW105") && detail(c, "resource").is_some_and(is_gpu_resource));
-    let plugin_down = find(&|c| matches!(c.rule, Some("GW122" | "GW123" | "GW124" | "GW131")));
+    let plugin_down = find(&|c| {
+        matches!(
+            c.rule,
+            Some("GW122" | "GW123" | "GW124" | "GW131" | "GW137")
+        )
+    });
     if let (Some(_), Some(p)) = (gpu_short, plugin_down) {
         return Some(p);
     }

@@ -610,6 +610,8 @@ fn describe_field(
             pod.namespace = Some(sanitize::line(value));
             Some(1)
         }
+        // A Pod's node follows its name; a `Node:` line on its own names the node a ticket is about.
+        "Node" if pod.name.is_none() => None,
         "Node" => {
             if !none(value) {
                 pod.node_name = Some(sanitize::line(value.split('/').next().unwrap_or(value)));

@@ -19,6 +19,11 @@ use serde::Serialize;
 
 pub use table::RULES;
 
+/// Whether a rule reads the reporter's own words, not a component's message.
+pub fn is_hearsay(id: &str) -> bool {
+    table::HEARSAY.contains(&id)
+}
+
 /// The fixed category ids of DESIGN §2.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -276,7 +281,7 @@ pub fn first_match(text: &str) -> Option<Match> {
 /// before the reporter's words), then any of the reporter's words that the first rule does not cover.
 pub fn read_matches(text: &str) -> Vec<Match> {
     let found = matching(text);
-    let hearsay = |i: &usize| table::HEARSAY.contains(&RULES[*i].id);
+    let hearsay = |i: &usize| is_hearsay(RULES[*i].id);
     let first = found
         .iter()
         .copied()

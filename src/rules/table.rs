@@ -56,7 +56,7 @@ pub static CATCH_ALL: &[&str] = &["GW119", "GW124", "GW210", "GW216", "GW505"];
 /// Rules that read the reporter's own words in a pasted ticket, not a component's message. A record that
 /// matches one of them and a message rule gives both: the words say what the message cannot (whose GPUs are
 /// taken, that the node advertises none), and the diagnosis weighs them.
-pub static HEARSAY: &[&str] = &["GW131", "GW132"];
+pub static HEARSAY: &[&str] = &["GW131", "GW132", "GW137"];
 
 pub static RULES: &[Rule] = &[
     Rule {
@@ -921,8 +921,8 @@ pub static RULES: &[Rule] = &[
         name: "node-advertises-zero-gpus",
         category: C::DevicePlugin,
         gate: G::Scheduling,
-        looks_at: "kubectl describe node (Capacity, Allocatable)",
-        pattern: r"\b(?:Capacity|Allocatable):(?: [\w./-]+: \S+){0,24}? (?P<resource>nvidia\.com/gpu|amd\.com/gpu|gpu\.intel\.com/(?:i915|xe)|nvidia\.com/mig-[\w.-]+): \x22?0\b",
+        looks_at: "kubectl describe node (Capacity, Allocatable), or a node's `status.capacity` fields",
+        pattern: r"(?:\b(?:Capacity|Allocatable):(?: [\w./-]+: \S+){0,24}? |\bstatus\.(?:capacity|allocatable)\.)(?P<resource>nvidia\.com/gpu|amd\.com/gpu|gpu\.intel\.com/(?:i915|xe)|nvidia\.com/mig-[\w.-]+): \x22?0\b",
         summary: "the node lists {resource} with 0 devices: the device plugin registered, then lost or found no GPU",
         explanation: doc!(
             "The node's capacity names the GPU resource, so a device plugin registered it at some point, but the count is 0: the kubelet holds no healthy device to give. GPU Pods see `Insufficient` for this node.",
@@ -934,6 +934,44 @@ pub static RULES: &[Rule] = &[
         example: "Capacity:\n  attachable-volumes-aws-ebs:  39\n  cpu:                         4\n  ephemeral-storage:           41261776Ki\n  hugepages-1Gi:               0\n  hugepages-2Mi:               0\n  memory:                      16061316Ki\n  nvidia.com/gpu:              0\n  pods:                        29",
         example_source: "https://github.com/bottlerocket-os/bottlerocket/issues/3132",
         near_miss: "Capacity:\n cpu:                 8\n ephemeral-storage:   75881276Ki\n hugepages-1Gi:       0\n hugepages-2Mi:       0\n memory:              16362632Ki\n nvidia.com/gpu:      1",
+    },
+    Rule {
+        id: "GW136",
+        name: "node-advertises-no-gpu",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "kubectl describe node (Capacity, Allocatable)",
+        pattern: r"\bCapacity:(?: [a-z][\w.-]*: \S+){3,16} Allocatable:",
+        summary: "the node's capacity lists no GPU resource at all: no device plugin has registered one on it",
+        explanation: doc!(
+            "The node's `Capacity` holds only cpu, memory, storage, hugepages and Pod slots: no extended resource such as `nvidia.com/gpu`. The kubelet advertises a GPU only after a device plugin registers it, so the scheduler sees no GPU on this node.",
+            "The device plugin is not deployed, its DaemonSet does not select this node, or it runs but found no GPU (the driver did not load, or the plugin's container was not started with the GPU runtime and cannot load NVML).",
+            "Check that a device-plugin Pod runs on the node and read its log. Where the GPU Operator manages the node, read the validator's and the driver's Pods first.",
+        ),
+        next: &[NODES_GPU, PLUGIN_PODS],
+        fix: None,
+        example: "Capacity:\n  cpu:                12\n  ephemeral-storage:  959863856Ki\n  hugepages-1Gi:      0\n  hugepages-2Mi:      0\n  memory:             16325228Ki\n  pods:               110\nAllocatable:\n  cpu:                12",
+        example_source: "https://github.com/NVIDIA/k8s-device-plugin/issues/285",
+        near_miss: "Capacity:\n cpu:                 8\n ephemeral-storage:   75881276Ki\n hugepages-1Gi:       0\n hugepages-2Mi:       0\n memory:              16362632Ki\n nvidia.com/gpu:      1\nAllocatable:",
+    },
+    Rule {
+        id: "GW137",
+        name: "reported-device-plugin-failing",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "the reporter's own words in a pasted ticket",
+        pattern: r"device[- ]plugin\b[^.\n]{0,60}?(?:\bcrash ?loop|\b(?:fails?|failed|failing) to (?:initiali[sz]e|init|load|start)\b|\b(?:does not|doesn't|did not|didn't|never) (?:come up|start|run)\b)",
+        summary: "the reporter says the device plugin is failing: it crash-loops or cannot initialise, so the node advertises no GPU",
+        explanation: doc!(
+            "The ticket says in words that the device plugin's Pod crash-loops, does not come up, or fails to initialise NVML. Until it runs and registers, the kubelet advertises no GPU and GPU Pods stay Pending.",
+            "The plugin's container was not started with the GPU runtime (it cannot load NVML), the driver is not ready on the node, or its configuration (MIG strategy, sharing) does not fit the GPUs.",
+            "Read the device plugin's log and its Pod's events on that node. These words are the reporter's: a message from the plugin, the scheduler or the kubelet outranks them.",
+        ),
+        next: &[PLUGIN_PODS, NODES_GPU],
+        fix: None,
+        example: "nvidia-device-plugin container crash loop",
+        example_source: "https://github.com/NVIDIA/k8s-device-plugin/issues/397",
+        near_miss: "For the case of using `kubevirt-gpu-device-plugin`, I checked, whether the GPU was detected and a device plugin server started.",
     },
     Rule {
         id: "GW201",
@@ -2264,8 +2302,8 @@ pub static RULES: &[Rule] = &[
         name: "image-pull-failed",
         category: C::Other,
         gate: G::Runtime,
-        looks_at: "Failed event (Failed to pull image), container waiting reason ErrImagePull/ImagePullBackOff",
-        pattern: r#"Failed to pull image|\bErrImagePull\b|\bImagePullBackOff\b|Back-off pulling image|failed to get sandbox image "(?P<image>[^"]+)""#,
+        looks_at: "Failed event (Failed to pull image, Failed to apply default image tag), container waiting reason ErrImagePull/ImagePullBackOff/InvalidImageName",
+        pattern: r#"Failed to pull image|\bErrImagePull\b|\bImagePullBackOff\b|Back-off pulling image|failed to get sandbox image "(?P<image>[^"]+)"|\bInvalidImageName\b|Failed to apply default image tag|couldn't parse image reference"#,
         summary: "the container image cannot be pulled",
         explanation: doc!(
             "The kubelet cannot pull an image for the Pod (or the sandbox/pause image). This is not a GPU gate.",
