@@ -215,6 +215,8 @@ mod tests {
             "Created container cuda",
             "Started container cuda",
             "Pulling image \"nvcr.io/nvidia/cuda:12.2.0-base-ubuntu22.04\"",
+            // A reporter's prose (volcano-sh/volcano #4416) that once read as a scheduler plugin's error.
+            "I got those content as below when I running \"kubectl describe node controller01\" or \"kubectl describe node ksp-registry\"",
         ] {
             let r = read(healthy);
             assert!(

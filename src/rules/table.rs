@@ -475,7 +475,7 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Scheduling,
         looks_at: "PodScheduled condition (reason SchedulerError), FailedScheduling event",
-        pattern: r#"running (?:(?:PreFilter|Reserve|Permit|PreBind) plugin "|")(?P<plugin>[^"]+)"(?: filter plugin)?"#,
+        pattern: r#"running (?:(?:PreFilter|Reserve|Permit|PreBind) plugin )?"(?P<plugin>\w+)"(?::| filter plugin)"#,
         summary: "the scheduler plugin {plugin} failed with an internal error",
         explanation: doc!(
             "A scheduler plugin returned an error rather than a verdict (condition reason `SchedulerError`).",
