@@ -53,10 +53,10 @@ const CONTAINERD_RUNTIMES: Next = Next {
 /// enough" (GW119) yields to its own "the node has no devices registered" (GW120).
 pub static CATCH_ALL: &[&str] = &["GW119", "GW124", "GW210", "GW216", "GW505"];
 
-/// Rules that read the reporter's own words in a pasted ticket, not a component's message. A record that
-/// matches one of them and a message rule gives both: the words say what the message cannot (whose GPUs are
-/// taken, that the node advertises none), and the diagnosis weighs them.
-pub static HEARSAY: &[&str] = &["GW131", "GW132", "GW137"];
+/// Rules that read the reporter's own words (or the manifests they pasted) in a ticket, not a component's
+/// message. A record that matches one of them and a message rule gives both: the words say what the message
+/// cannot (whose GPUs are taken, that the node advertises none), and the diagnosis weighs them.
+pub static HEARSAY: &[&str] = &["GW131", "GW132", "GW137", "GW138"];
 
 pub static RULES: &[Rule] = &[
     Rule {
@@ -972,6 +972,36 @@ pub static RULES: &[Rule] = &[
         example: "nvidia-device-plugin container crash loop",
         example_source: "https://github.com/NVIDIA/k8s-device-plugin/issues/397",
         near_miss: "For the case of using `kubevirt-gpu-device-plugin`, I checked, whether the GPU was detected and a device plugin server started.",
+    },
+    Rule {
+        id: "GW138",
+        name: "queue-capability-caps-gpu",
+        category: C::Quota,
+        gate: G::Scheduling,
+        looks_at: "a Volcano Queue manifest pasted in a ticket",
+        pattern: r#"\bkind: Queue metadata: (?:[\w./-]+: \S+ ){0,4}?name: (?P<queue>[\w.-]+) .{0,300}?\bcapability: (?:[\w./-]+: "?[\w.]+"? ){0,6}?(?P<resource>nvidia\.com/gpu[\w.-]*|volcano\.sh/vgpu[\w-]*|[\w.-]+\.(?:com|sh|io)/[\w.-]*gpu[\w.-]*): "?(?P<value>\d+)"#,
+        summary: "the queue {queue} caps {resource} at {value}: the batch scheduler holds the job while the queue's pods use that much",
+        explanation: doc!(
+            "The ticket's Volcano `Queue` sets a `capability` for the GPU resource. Volcano admits a job's Pods only while the queue's allocated share plus the request stays within that cap, so a job waits in Pending although nodes have free GPUs.",
+            "The Pods already running in the queue hold its capability (a shared vGPU Pod counts against `vgpu-number` too), or one job asks for more than the queue allows at once.",
+            "Raise the queue's capability, free some of its running Pods, or submit the job to another queue. This is read from the pasted manifest: a message from the scheduler outranks it.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get queue {queue} -o yaml",
+                place: Cluster,
+                why: "compare the queue's capability with its allocated resources in status",
+            },
+            Next {
+                command: "kubectl get podgroup -n {namespace}",
+                place: Cluster,
+                why: "see which jobs of the queue wait, and why (their conditions)",
+            },
+        ],
+        fix: None,
+        example: "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata:\n  name: a800\nspec:\n    reclaimable: true\n    weight: 1\n    capability:\n      nvidia.com/gpu: \"4\"\n      cpu: \"5\"",
+        example_source: "https://github.com/volcano-sh/volcano/issues/3426",
+        near_miss: "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata:\n  name: test1\nspec:\n  reclaimable: false\n  weight: 50",
     },
     Rule {
         id: "GW201",
