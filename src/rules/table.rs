@@ -56,7 +56,7 @@ pub static CATCH_ALL: &[&str] = &["GW119", "GW124", "GW210", "GW216", "GW505"];
 /// Rules that read the reporter's own words (or the manifests they pasted) in a ticket, not a component's
 /// message. A record that matches one of them and a message rule gives both: the words say what the message
 /// cannot (whose GPUs are taken, that the node advertises none), and the diagnosis weighs them.
-pub static HEARSAY: &[&str] = &["GW131", "GW132", "GW137", "GW138"];
+pub static HEARSAY: &[&str] = &["GW131", "GW132", "GW137", "GW138", "GW603"];
 
 pub static RULES: &[Rule] = &[
     Rule {
@@ -2634,5 +2634,24 @@ pub static RULES: &[Rule] = &[
         example: "[HAMI-core ERROR (pid:30 thread=140382094939712 allocator.c:53)]: Device 0 OOM 3171158016 / 3145728000",
         example_source: "https://github.com/Project-HAMi/HAMi/issues/662",
         near_miss: "[HAMI-core ERROR (pid:1436 thread=139781782480704 libvgpu.c:874)]: cuInit failed:100",
+    },
+    Rule {
+        id: "GW603",
+        name: "reported-gpu-isolation-broken",
+        category: C::None,
+        gate: G::None,
+        looks_at: "the reporter's own words in a pasted ticket",
+        pattern: r"\b(?:can|could) use all (?:the )?(?:\d+ )?gpus?\b|\b(?:multiple|all|more) (?:\w+ ){0,2}gpus? (?:are|were|is) visible\b|\bsees? all (?:the )?(?:\d+ )?gpus\b|\b(?:gpu|card|device) (?:\w+ )?(?:has been|was|is) allocated to (?:two|2|both|multiple) pods\b",
+        summary: "nothing blocked the Pod: the reporter says it runs and reaches more GPUs than it asked for",
+        explanation: doc!(
+            "The ticket says the Pods run, and that a container sees or uses GPUs beyond its request (all of the node's GPUs, or one GPU given to two Pods). Nothing stopped the Pod from starting; the complaint is device isolation.",
+            "The container is privileged or sets `NVIDIA_VISIBLE_DEVICES=all` (so the runtime hook mounts every GPU), the image sets that variable itself, the toolkit is set to honour the environment variable over the device plugin's list, or the kubelet's device checkpoint was lost and a device was handed out twice.",
+            "Drop `privileged: true` from GPU Pods, leave `NVIDIA_VISIBLE_DEVICES` to the device plugin (set `accept-nvidia-visible-devices-envvar-when-unprivileged = false`, or use CDI or volume-mounts as the device list strategy), and check the kubelet's device checkpoint. These words are the reporter's: any message that blocks the Pod outranks them.",
+        ),
+        next: &[DESCRIBE_POD],
+        fix: None,
+        example: "Multiple GPUs are visible in a container despite setting limits in Kubernetes manifest",
+        example_source: "https://github.com/NVIDIA/gpu-operator/issues/1502",
+        near_miss: "There is already a user pod scheduled on the node with 1GPU requirement and running fine",
     },
 ];
