@@ -412,6 +412,7 @@ fn plugin_daemonset(ev: &Evidence, causes: &mut Vec<Cause>, ctx: &Context) -> Op
 /// Pasted prose and command output with no Pod in it: no Pod object or describe block, no event, condition
 /// or container state, no `get pods` row. Such a paste does not show that nothing blocks the Pod; it shows
 /// nothing of the Pod at all.
+///
 /// Words that a Pod got past its gates (its events, or a container's own output: a test's verdict, a
 /// logfmt info line) do say something of it.
 fn says_nothing_of_the_pod(ev: &Evidence) -> bool {
@@ -427,6 +428,7 @@ fn says_nothing_of_the_pod(ev: &Evidence) -> bool {
                 s.source,
                 Some(SignalSource::Text | SignalSource::Log) | None
             ) && !s.message.lines().any(|l| PROGRESS.is_match(l.trim()))
+                // A YAML condition spans two lines.
                 && !PROGRESS.is_match(&s.message)
         })
 }
