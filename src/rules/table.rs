@@ -978,9 +978,9 @@ pub static RULES: &[Rule] = &[
         name: "queue-capability-caps-gpu",
         category: C::Quota,
         gate: G::Scheduling,
-        looks_at: "a Volcano Queue manifest pasted in a ticket",
-        pattern: r#"\bkind: Queue metadata: (?:[\w./-]+: \S+ ){0,4}?name: (?P<queue>[\w.-]+) .{0,300}?\bcapability: (?:[\w./-]+: "?[\w.]+"? ){0,6}?(?P<resource>nvidia\.com/gpu[\w.-]*|volcano\.sh/vgpu[\w-]*|[\w.-]+\.(?:com|sh|io)/[\w.-]*gpu[\w.-]*): "?(?P<value>\d+)"#,
-        summary: "the queue {queue} caps {resource} at {value}: the batch scheduler holds the job while the queue's pods use that much",
+        looks_at: "a Volcano Queue manifest, or `kubectl describe queue`, pasted in a ticket",
+        pattern: r#"(?:\bkind: Queue metadata: (?:[\w./-]+: \S+ ){0,4}?name: (?P<queue>[\w.-]+) .{0,300}?\bcapability:|\bSpec: Capability:) (?:[\w./-]+: "?[\w.]+"? ){0,6}?(?P<resource>(?:nvidia|amd)\.com/[\w.-]+|volcano\.sh/vgpu[\w-]*|huawei\.com/ascend[\w-]*|[\w.-]+\.(?:com|sh|io)/[\w.-]*gpu[\w.-]*): "?(?P<value>\d+)"#,
+        summary: "the Volcano queue {queue|in the ticket} caps {resource} at {value}: the batch scheduler holds the job while the queue's pods use that much",
         explanation: doc!(
             "The ticket's Volcano `Queue` sets a `capability` for the GPU resource. Volcano admits a job's Pods only while the queue's allocated share plus the request stays within that cap, so a job waits in Pending although nodes have free GPUs.",
             "The Pods already running in the queue hold its capability (a shared vGPU Pod counts against `vgpu-number` too), or one job asks for more than the queue allows at once.",
