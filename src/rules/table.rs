@@ -839,7 +839,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the reporter's own words in a pasted ticket",
-        pattern: r"device[- ]plugin (?:\w+ ){0,2}(?:doesn't|does not|didn't|did not|can't|cannot|couldn't|could not|won't|fails? to|failed to) (?:seem to |even )?(?:see|detect|find|discover|register|advertise|expose) (?:\w+ ){0,2}(?:gpus?|devices?)\b|\bregisters? (?:0|zero|no) (?:gpus?|devices?)\b|\b(?:never|doesn't|does not|didn't|did not|no longer|stopped|stops) (?:\w+ ){0,2}(?:advertis|expos)\w* (?:\w+ ){0,2}`?(?:nvidia\.com/gpu|amd\.com/gpu|gpus?)\b|\bgpu capacity (?:as|is|of|shows?|at|was) (?:zero|0)\b|\bno gpu (?:item|resource|entry)s? (?:\w+ ){0,2}`?(?:allocatable|capacity)|\b(?:at least )?one (?:gpu )?(?:was|is) marked (?:as )?unhealthy|\b(?:had|needed|have) to (?:manually )?(?:install|deploy) (?:the )?(?:\w+ )?device[- ]plugin\b",
+        pattern: r"device[- ]plugin (?:\w+ ){0,2}(?:doesn't|does not|didn't|did not|can't|cannot|couldn't|could not|won't|fails? to|failed to) (?:seem to |even )?(?:see|detect|find|discover|register|advertise|expose|report) (?:\w+ ){0,2}(?:gpus?|devices?)\b|\bregisters? (?:0|zero|no) (?:gpus?|devices?)\b|\b(?:nodes?|capacity)\b[^.\n]{0,30}?\b(?:does not|doesn't|did not|didn't) (?:show|list|read|display) (?:the |any )?(?:number of )?gpus?\b|\b(?:never|doesn't|does not|didn't|did not|no longer|stopped|stops) (?:\w+ ){0,2}(?:advertis|expos)\w* (?:\w+ ){0,2}`?(?:nvidia\.com/gpu|amd\.com/gpu|gpus?)\b|\bgpu capacity (?:as|is|of|shows?|at|was) (?:zero|0)\b|\bno gpu (?:item|resource|entry)s? (?:\w+ ){0,2}`?(?:allocatable|capacity)|\b(?:at least )?one (?:gpu )?(?:was|is) marked (?:as )?unhealthy|\b(?:had|needed|have) to (?:manually )?(?:install|deploy) (?:the )?(?:\w+ )?device[- ]plugin\b",
         summary: "the reporter says the node does not advertise its GPUs: the device plugin has not registered them",
         explanation: doc!(
             "The ticket says in words what the node shows: the GPU resource is missing from the node's capacity, or is there with 0, or a GPU was marked unhealthy. The scheduler then reports `Insufficient` for a GPU that is physically present.",
@@ -922,7 +922,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "kubectl describe node (Capacity, Allocatable), or a node's `status.capacity` fields",
-        pattern: r"(?:\b(?:Capacity|Allocatable):(?: [\w./-]+: \S+){0,24}? |\bstatus\.(?:capacity|allocatable)\.)(?P<resource>nvidia\.com/gpu|amd\.com/gpu|gpu\.intel\.com/(?:i915|xe)|nvidia\.com/mig-[\w.-]+): \x22?0\b",
+        pattern: r"(?:\b(?:Capacity|Allocatable):(?: [\w./-]+: \S+){0,24}? |\bstatus\.(?:capacity|allocatable)\.)(?P<resource>nvidia\.com/gpu|amd\.com/gpu|gpu\.intel\.com/(?:i915|xe)|nvidia\.com/mig-[\w.-]+|[a-z0-9-]+\.(?:com|io|sh)/[\w.-]*gpu[\w-]*): \x22?0\b",
         summary: "the node lists {resource} with 0 devices: the device plugin registered, then lost or found no GPU",
         explanation: doc!(
             "The node's capacity names the GPU resource, so a device plugin registered it at some point, but the count is 0: the kubelet holds no healthy device to give. GPU Pods see `Insufficient` for this node.",
