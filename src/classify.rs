@@ -374,4 +374,26 @@ mod tests {
             assert_eq!(r.findings[0].captures["resource"], res);
         }
     }
+
+    #[test]
+    fn a_gpu_resource_listed_with_zero_of_any_vendor() {
+        for res in [
+            "nvidia.com/gpu",
+            "nvidia.com/gpu.shared",
+            "nvidia.com/mig-1g.10gb",
+            "amd.com/gpu",
+            "deepomatic.com/shared-gpu",
+        ] {
+            let r = read(&format!(
+                "Allocatable:\n  cpu:  8\n  {res}:  0\n  pods:  110"
+            ));
+            assert_eq!(r.findings[0].rule.id, "GW135", "{res}");
+            assert_eq!(r.findings[0].captures["resource"], res);
+        }
+        // Not a GPU, or not zero.
+        for line in ["gpu.intel.com/monitoring:  0", "nvidia.com/gpu:  1"] {
+            let r = read(&format!("Allocatable:\n  cpu:  8\n  {line}\n  pods:  110"));
+            assert!(r.findings.iter().all(|f| f.rule.id != "GW135"), "{line}");
+        }
+    }
 }
