@@ -702,6 +702,11 @@ fn describe_field(
             Some(n)
         }
         "Events" => Some(1),
+        // `kubectl describe node`: the block is about a node, not a Pod.
+        "Roles" => {
+            ev.target.kind = "Node".into();
+            Some(1)
+        }
         // `kubectl describe daemonset` of a device plugin that wants no Pod.
         "Desired Number of Nodes Scheduled" => {
             ev.target.kind = "DaemonSet".into();

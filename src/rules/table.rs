@@ -839,7 +839,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the reporter's own words in a pasted ticket",
-        pattern: r"device[- ]plugin (?:\w+ ){0,2}(?:doesn't|does not|didn't|did not|can't|cannot|couldn't|could not|won't|fails? to|failed to) (?:seem to |even )?(?:see|detect|find|discover|register|advertise|expose|report) (?:\w+ ){0,2}(?:gpus?|devices?)\b|\bregisters? (?:0|zero|no) (?:gpus?|devices?)\b|\b(?:nodes?|capacity)\b[^.\n]{0,30}?\b(?:does not|doesn't|did not|didn't) (?:show|list|read|display) (?:the |any )?(?:number of )?gpus?\b|\b(?:never|doesn't|does not|didn't|did not|no longer|stopped|stops) (?:\w+ ){0,2}(?:advertis|expos)\w* (?:\w+ ){0,2}`?(?:nvidia\.com/gpu|amd\.com/gpu|gpus?)\b|\bgpu capacity (?:as|is|of|shows?|at|was) (?:zero|0)\b|\bno gpu (?:item|resource|entry)s? (?:\w+ ){0,2}`?(?:allocatable|capacity)|\b(?:at least )?one (?:gpu )?(?:was|is) marked (?:as )?unhealthy|\b(?:had|needed|have) to (?:manually )?(?:install|deploy) (?:the )?(?:\w+ )?device[- ]plugin\b",
+        pattern: r"device[- ]plugin (?:\w+ ){0,2}(?:doesn't|does not|didn't|did not|can't|cannot|couldn't|could not|won't|fails? to|failed to) (?:seem to |even )?(?:see|detect|find|discover|register|advertise|expose|report) (?:\w+ ){0,2}(?:gpus?|devices?)\b|\bregisters? (?:0|zero|no) (?:gpus?|devices?)\b|\b(?:nodes?|capacity)\b[^.\n]{0,30}?\b(?:does not|doesn't|did not|didn't) (?:show|list|read|display) (?:the |any )?(?:number of )?gpus?\b|\bgpus? (?:don't|doesn't|does not|do not|didn't|did not) (?:show|appear)(?: up)? (?:on|in|under) (?:the )?(?:\w+ ){0,2}(?:describe node|node|capacity|allocatable)|\bresources? (?:for \S+ )?(?:are|is) not (?:being )?added to (?:the )?nodes?\b|\b(?:never|doesn't|does not|didn't|did not|no longer|stopped|stops) (?:\w+ ){0,2}(?:advertis|expos)\w* (?:\w+ ){0,2}`?(?:nvidia\.com/gpu|amd\.com/gpu|gpus?)\b|\bgpu capacity (?:as|is|of|shows?|at|was) (?:zero|0)\b|\bno gpu (?:item|resource|entry)s? (?:\w+ ){0,2}`?(?:allocatable|capacity)|\b(?:at least )?one (?:gpu )?(?:was|is) marked (?:as )?unhealthy|\b(?:had|needed|have) to (?:manually )?(?:install|deploy) (?:the )?(?:\w+ )?device[- ]plugin\b",
         summary: "the reporter says the node does not advertise its GPUs: the device plugin has not registered them",
         explanation: doc!(
             "The ticket says in words what the node shows: the GPU resource is missing from the node's capacity, or is there with 0, or a GPU was marked unhealthy. The scheduler then reports `Insufficient` for a GPU that is physically present.",
@@ -940,8 +940,8 @@ pub static RULES: &[Rule] = &[
         name: "node-advertises-no-gpu",
         category: C::DevicePlugin,
         gate: G::Scheduling,
-        looks_at: "kubectl describe node (Capacity, Allocatable)",
-        pattern: r"\bCapacity:(?: [a-z][\w.-]*: \S+){3,16} Allocatable:",
+        looks_at: "kubectl describe node (Capacity, Allocatable), or a custom-columns listing of a node's GPU",
+        pattern: r"\bCapacity:(?: [a-z][\w.-]*: \S+){3,16} Allocatable:|custom-columns=\S*?status\.(?:allocatable|capacity)\.\S*?gpu\S* (?:\S+ ){0,2}?NAME [A-Z()_-]+ \S+ <none>",
         summary: "the node's capacity lists no GPU resource at all: no device plugin has registered one on it",
         explanation: doc!(
             "The node's `Capacity` holds only cpu, memory, storage, hugepages and Pod slots: no extended resource such as `nvidia.com/gpu`. The kubelet advertises a GPU only after a device plugin registers it, so the scheduler sees no GPU on this node.",
@@ -2251,7 +2251,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "container log, Failed event, container status message",
-        pattern: r"(?P<library>lib(?:cuda|nvidia-[a-z0-9-]+)\.so[.0-9]*): cannot open shared object file|initialize NVML: ERROR_LIBRARY_NOT_FOUND",
+        pattern: r"(?P<library>lib(?:cuda|nvidia-[a-z0-9-]+)\.so[.0-9]*):(?: cannot open shared object file|\x22)|initialize NVML: ERROR_LIBRARY_NOT_FOUND",
         summary: "the container cannot load {library|libnvidia-ml.so.1}: the NVIDIA runtime did not put the driver's libraries into it",
         explanation: doc!(
             "The container started, but the program in it cannot load the NVIDIA driver's user-space library: it is not in the container. The image does not ship it; the NVIDIA runtime or hook mounts it from the host when the container is created with the GPU.",
