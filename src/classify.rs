@@ -376,6 +376,24 @@ mod tests {
     }
 
     #[test]
+    fn a_manifest_fraction_is_only_a_true_fraction() {
+        for (value, fraction) in [
+            ("0.5", true),
+            ("500m", true),
+            ("1500m", true),
+            ("1.0", false),
+            ("1000m", false),
+            ("\"2\"", false),
+        ] {
+            let r = read(&format!(
+                "resources:\n  limits:\n    nvidia.com/gpu: {value}"
+            ));
+            let found = r.findings.iter().any(|f| f.rule.id == "GW219");
+            assert_eq!(found, fraction, "{value}");
+        }
+    }
+
+    #[test]
     fn a_gpu_resource_listed_with_zero_of_any_vendor() {
         for res in [
             "nvidia.com/gpu",

@@ -180,6 +180,13 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
         !(is_autoscaler(h.signal) && has_fit)
     });
 
+    // The reporter's words that the Pods run do not outweigh a Pod shown waiting.
+    if shown_waiting(ev) {
+        hits.retain(|h| {
+            !(h.finding.rule.category == Category::None
+                && crate::rules::is_hearsay(h.finding.rule.id))
+        });
+    }
     let ctx = Context::new(ev);
     let mut causes = group(&hits, &ctx);
     // When live facts say more than the message, the facts decide (DESIGN §2).
@@ -337,7 +344,11 @@ fn plugin_daemonset(ev: &Evidence, causes: &mut Vec<Cause>, ctx: &Context) -> Op
         .as_deref()
         .and_then(|o| o.strip_prefix("daemonset/"))
         .unwrap_or("<daemonset>");
-    let ns = row.namespace.as_deref().unwrap_or("<namespace>");
+    let ns = row
+        .namespace
+        .as_deref()
+        .map_or("<namespace>".to_string(), shell_word);
+    let quoted = shell_word(name);
     let mut details = BTreeMap::new();
     details.insert("daemonset".to_string(), Value::from(name));
     let idle = row.reason.as_deref() == Some("DESIRED 0");
@@ -350,7 +361,7 @@ fn plugin_daemonset(ev: &Evidence, causes: &mut Vec<Cause>, ctx: &Context) -> Op
             vec![
                 NextStep {
                     command: sanitize::line(&format!(
-                        "kubectl get ds {name} -n {ns} -o jsonpath='{{.spec.template.spec.nodeSelector}} {{.spec.template.spec.affinity.nodeAffinity}}'"
+                        "kubectl get ds {quoted} -n {ns} -o jsonpath='{{.spec.template.spec.nodeSelector}} {{.spec.template.spec.affinity.nodeAffinity}}'"
                     )),
                     place: Where::Cluster,
                     why: "see which node labels the device plugin requires".into(),
@@ -371,13 +382,13 @@ fn plugin_daemonset(ev: &Evidence, causes: &mut Vec<Cause>, ctx: &Context) -> Op
             ),
             vec![
                 NextStep {
-                    command: sanitize::line(&format!("kubectl describe ds {name} -n {ns}")),
+                    command: sanitize::line(&format!("kubectl describe ds {quoted} -n {ns}")),
                     place: Where::Cluster,
                     why: "see why the plugin Pods are not ready".into(),
                 },
                 NextStep {
                     command: sanitize::line(&format!(
-                        "kubectl logs -n {ns} ds/{name} --all-containers --tail=100"
+                        "kubectl logs -n {ns} ds/{quoted} --all-containers --tail=100"
                     )),
                     place: Where::Cluster,
                     why: "read what the device plugin said when it started".into(),
@@ -409,9 +420,9 @@ fn plugin_daemonset(ev: &Evidence, causes: &mut Vec<Cause>, ctx: &Context) -> Op
     only_shortfall.then_some(idx)
 }
 
-/// Pasted prose and command output with no Pod in it: no Pod object or describe block, no event, condition
-/// or container state, no `get pods` row. Such a paste does not show that nothing blocks the Pod; it shows
-/// nothing of the Pod at all.
+/// Pasted prose and command output with no Pod in it: no Pod object or describe block (a node's is not the
+/// Pod's), no event, condition or container state, no `get pods` row. Such a paste does not show that nothing
+/// blocks the Pod; it shows nothing of the Pod at all.
 ///
 /// Words that a Pod got past its gates (its events, or a container's own output: a test's verdict, a
 /// logfmt info line) do say something of it.
@@ -422,7 +433,7 @@ fn says_nothing_of_the_pod(ev: &Evidence) -> bool {
         )
         .expect("progress regex")
     });
-    ev.pod.is_none()
+    (ev.pod.is_none() || ev.target.kind == "Node")
         && ev.signals.iter().all(|s| {
             matches!(
                 s.source,
@@ -431,6 +442,23 @@ fn says_nothing_of_the_pod(ev: &Evidence) -> bool {
                 // A YAML condition spans two lines.
                 && !PROGRESS.is_match(&s.message)
         })
+}
+
+/// A Pod status that says it waits to start.
+fn is_waiting_status(r: &str) -> bool {
+    matches!(r, "Pending" | "ContainerCreating" | "PodInitializing") || r.starts_with("Init:")
+}
+
+/// The input shows a Pod waiting to start: its phase, or a listing's STATUS.
+fn shown_waiting(ev: &Evidence) -> bool {
+    ev.pod
+        .as_ref()
+        .is_some_and(|p| p.phase.as_deref() == Some("Pending"))
+        || ev
+            .signals
+            .iter()
+            .filter_map(|s| s.reason.as_deref())
+            .any(is_waiting_status)
 }
 
 /// A Pod left Pending or ContainerCreating (a `kubectl get pods` row, or describe output whose events are gone)
@@ -454,9 +482,7 @@ fn stalled_without_a_word(ev: &Evidence, ctx: &Context, gaps: &[Gap]) -> Option<
     if ev.signals.iter().any(said) {
         return None;
     }
-    let stalled = |r: &str| {
-        matches!(r, "Pending" | "ContainerCreating" | "PodInitializing") || r.starts_with("Init:")
-    };
+    let stalled = |r: &str| is_waiting_status(r);
     let from_pod = ev.pod.as_ref().and_then(|p| {
         let pending = p.phase.as_deref() == Some("Pending");
         match (pending, &p.node_name) {
@@ -575,6 +601,7 @@ fn whose_component_failure(c: &mut Cause, target: &str, reported_unadvertised: b
         "nvidia-driver",
         "driver-installer",
         "kubelet-plugin",
+        "kubeletplugin",
     ]) {
         // Without its driver a node's device plugin finds no GPU: a crashing driver installer is why the node
         // advertises none, as a crashing plugin is. A DRA driver's kubelet plugin is the device plugin's

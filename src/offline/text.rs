@@ -40,6 +40,9 @@ static JSON_PROPERTY: LazyLock<Regex> = LazyLock::new(|| {
     )
     .expect("json property")
 });
+/// A klog line: `I0115 20:11:29.269555 …`.
+static KLOG_LINE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^[EWIF]\d{4} \d\d:\d\d").expect("klog line"));
 static POD_IN_LOG: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"pod="(?P<ns>[a-z0-9.-]+)/(?P<name>[a-z0-9.-]+)"|PodSandboxMetadata\{Name:(?P<name2>[^,]+),Uid:[^,]*,Namespace:(?P<ns2>[^,]+),"#).expect("pod in log")
 });
@@ -278,6 +281,10 @@ fn pods_row(line: &str) -> Option<Signal> {
 /// device plugin that wants no Pod (DESIRED 0: its node selector or affinity matches no node) or whose Pods
 /// are not all ready (READY below DESIRED). A listing flattened onto one line is read row by row.
 fn plugin_daemonset_row(line: &str) -> Option<Signal> {
+    // A table pads its columns; a sentence does not.
+    if !line.trim().contains("  ") {
+        return None;
+    }
     let cols: Vec<&str> = line.split_whitespace().collect();
     (1..cols.len()).find_map(|at| {
         let name = cols[at - 1];
@@ -286,7 +293,7 @@ fn plugin_daemonset_row(line: &str) -> Option<Signal> {
             .iter()
             .map(|c| c.parse().ok())
             .collect::<Option<_>>()?;
-        if !is_plugin_daemonset(name) {
+        if !is_plugin_daemonset(name) || !is_dns_label(name) {
             return None;
         }
         let (desired, ready) = (counts[0], counts[2]);
@@ -295,7 +302,14 @@ fn plugin_daemonset_row(line: &str) -> Option<Signal> {
             _ if ready < desired => DaemonsetState::NotReady { desired, ready },
             _ => return None,
         };
-        let namespace = at.checked_sub(2).map(|i| sanitize::line(cols[i]));
+        // The column before the name is its namespace when the row starts the line, or follows the AGE of
+        // the row before it in a listing run together; otherwise it is that AGE, or prose.
+        let namespace = at
+            .checked_sub(2)
+            .filter(|&i| i == 0 || is_age(cols[i - 1]))
+            .map(|i| cols[i])
+            .filter(|ns| is_dns_label(ns) && !is_age(ns))
+            .map(str::to_string);
         // A listing run together on one line is quoted by its row; a row of its own, whole.
         let rows = cols
             .windows(5)
@@ -308,6 +322,25 @@ fn plugin_daemonset_row(line: &str) -> Option<Signal> {
         };
         Some(daemonset_signal(name, namespace, &row, state))
     })
+}
+
+/// A Kubernetes object name of the DNS-1123 label kind (namespaces, DaemonSets).
+fn is_dns_label(s: &str) -> bool {
+    (1..=63).contains(&s.len())
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !s.starts_with('-')
+        && !s.ends_with('-')
+}
+
+/// A kubectl AGE cell: `12m`, `4m20s`, `3d`, `<unknown>`.
+fn is_age(s: &str) -> bool {
+    s == "<unknown>"
+        || (!s.is_empty()
+            && s.bytes().next().is_some_and(|b| b.is_ascii_digit())
+            && s.bytes()
+                .all(|b| b.is_ascii_digit() || b"smhdy".contains(&b))
+            && !s.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// A GPU device plugin's DaemonSet (not the MPS control daemon beside it).
@@ -421,9 +454,7 @@ fn strip_record(text: &str) -> (SignalSource, String, Option<String>) {
         || t.contains("containerd[")
         || t.contains("err=\"")
         || t.contains("error=\"")
-        || Regex::new(r"^[EWIF]\d{4} \d\d:\d\d")
-            .map(|r| r.is_match(t))
-            .unwrap_or(false);
+        || KLOG_LINE.is_match(t);
     if is_log {
         return (SignalSource::Log, unescape(t), None);
     }
@@ -704,7 +735,9 @@ fn describe_field(
         "Events" => Some(1),
         // `kubectl describe node`: the block is about a node, not a Pod.
         "Roles" => {
-            ev.target.kind = "Node".into();
+            if pod.phase.is_none() {
+                ev.target.kind = "Node".into();
+            }
             Some(1)
         }
         // `kubectl describe daemonset` of a device plugin that wants no Pod.

@@ -839,7 +839,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the reporter's own words in a pasted ticket",
-        pattern: r"device[- ]plugin (?:\w+ ){0,2}(?:doesn't|does not|didn't|did not|can't|cannot|couldn't|could not|won't|fails? to|failed to) (?:seem to |even )?(?:see|detect|find|discover|register|advertise|expose|report) (?:\w+ ){0,2}(?:gpus?|devices?)\b|\bregisters? (?:0|zero|no) (?:gpus?|devices?)\b|\b(?:nodes?|capacity)\b[^.\n]{0,30}?\b(?:does not|doesn't|did not|didn't) (?:show|list|read|display) (?:the |any )?(?:number of )?gpus?\b|\bgpus? (?:don't|doesn't|does not|do not|didn't|did not) (?:show|appear)(?: up)? (?:on|in|under) (?:the )?(?:\w+ ){0,2}(?:describe node|node|capacity|allocatable)|\bresources? (?:for \S+ )?(?:are|is) not (?:being )?added to (?:the )?nodes?\b|\b(?:nvidia\.com/gpu|amd\.com/gpu|gpu\.intel\.com/i915)`?\)? (?:is |are )?(?:not (?:visible|shown|showing|listed|advertised|present|appearing|displayed)|missing)\b|\b(?:never|doesn't|does not|didn't|did not|no longer|stopped|stops) (?:\w+ ){0,2}(?:advertis|expos)\w* (?:\w+ ){0,2}`?(?:nvidia\.com/gpu|amd\.com/gpu|gpus?)\b|\bgpu capacity (?:as|is|of|shows?|at|was) (?:zero|0)\b|\bno gpu (?:item|resource|entry)s? (?:\w+ ){0,2}`?(?:allocatable|capacity)|\b(?:at least )?one (?:gpu )?(?:was|is) marked (?:as )?unhealthy|\b(?:had|needed|have) to (?:manually )?(?:install|deploy) (?:the )?(?:\w+ )?device[- ]plugin\b",
+        pattern: r"device[- ]plugin (?:\w+ ){0,2}(?:doesn't|does not|didn't|did not|can't|cannot|couldn't|could not|won't|fails? to|failed to) (?:seem to |even )?(?:see|detect|find|discover|register|advertise|expose|report) (?:\w+ ){0,2}(?:gpus?|devices?)\b|\bregisters? (?:0|zero|no) (?:gpus?|devices?)\b|\b(?:nodes?|capacity)\b[^.\n]{0,30}?\b(?:does not|doesn't|did not|didn't) (?:show|list|read|display) (?:the |any )?(?:number of )?gpus?(?:[.,;:!)]|$| (?:under|in|on|anymore)\b)|\bgpus? (?:don't|doesn't|does not|do not|didn't|did not) (?:show|appear)(?: up)? (?:on|in|under) (?:the )?(?:\w+ ){0,2}(?:describe node|node|capacity|allocatable)\b(?:[.,;:!)]|$| (?:for|of|when|after|since|and|but|i|we)\b)|\b(?:gpu|i915|nvidia\.com/gpu|amd\.com/gpu|gpu\.intel\.com/\S+)`? resources? (?:are|is) not (?:being )?added to (?:the )?nodes?\b|\bresources? for `?(?:gpu\.intel\.com/|nvidia\.com/|amd\.com/)\S+ (?:are|is) not (?:being )?added to (?:the )?nodes?\b|\b(?:nvidia\.com/gpu|amd\.com/gpu|gpu\.intel\.com/i915)`?\)? (?:is |are )?not (?:visible|shown|showing|listed|advertised|present|appearing|displayed)\b|\b(?:never|doesn't|does not|didn't|did not|no longer|stopped|stops) (?:\w+ ){0,2}(?:advertis|expos)\w* (?:\w+ ){0,2}`?(?:nvidia\.com/gpu|amd\.com/gpu|gpus?)\b|\bgpu capacity (?:as|is|of|shows?|at|was) (?:zero|0)\b|\bno gpu (?:item|resource|entry)s? (?:\w+ ){0,2}`?(?:allocatable|capacity)|\b(?:at least )?one (?:gpu )?(?:was|is) marked (?:as )?unhealthy|\b(?:had|needed|have) to (?:manually )?(?:install|deploy) (?:the )?(?:\w+ )?device[- ]plugin\b",
         summary: "the reporter says the node does not advertise its GPUs: the device plugin has not registered them",
         explanation: doc!(
             "The ticket says in words what the node shows: the GPU resource is missing from the node's capacity, or is there with 0, or a GPU was marked unhealthy. The scheduler then reports `Insufficient` for a GPU that is physically present.",
@@ -922,7 +922,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "kubectl describe node (Capacity, Allocatable), or a node's `status.capacity` fields",
-        pattern: r"(?:\b(?:Capacity|Allocatable):(?: [\w./-]+: \S+){0,24}? |\bstatus\.(?:capacity|allocatable)\.)(?P<resource>nvidia\.com/gpu|amd\.com/gpu|gpu\.intel\.com/(?:i915|xe)|nvidia\.com/mig-[\w.-]+|[a-z0-9-]+\.(?:com|io|sh)/[\w.-]*gpu[\w.-]*): \x22?0\b",
+        pattern: r"(?:\b(?:Capacity|Allocatable):(?: [\w./-]+: \S+){0,24}? |\bstatus\.(?:capacity|allocatable)\.)(?P<resource>nvidia\.com/gpu|amd\.com/gpu|gpu\.intel\.com/(?:i915|xe)|nvidia\.com/mig-[\w.-]+|[a-z0-9-]+\.(?:com|io|sh)/(?:[\w.]*-)?v?gpu(?:[.-]shared)?): \x22?0\b",
         summary: "the node lists {resource} with 0 devices: the device plugin registered, then lost or found no GPU",
         explanation: doc!(
             "The node's capacity names the GPU resource, so a device plugin registered it at some point, but the count is 0: the kubelet holds no healthy device to give. GPU Pods see `Insufficient` for this node.",
@@ -941,7 +941,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "kubectl describe node (Capacity, Allocatable), or a custom-columns listing of a node's GPU",
-        pattern: r"\bCapacity:(?: [a-z][\w.-]*: \S+){3,16} Allocatable:|custom-columns=\S*?status\.(?:allocatable|capacity)\.\S*?gpu\S* (?:\S+ ){0,2}?NAME [A-Z()_-]+ \S+ <none>",
+        pattern: r"\bCapacity:(?: [a-z][\w.-]*: \S+){3,16} Allocatable:|custom-columns=\S*?status\.(?:allocatable|capacity)\.\S*?gpu\S* (?:\S+ ){0,2}?NAME [A-Z()_-]+ (?:\S+ <none> )*\S+ <none>$",
         summary: "the node's capacity lists no GPU resource at all: no device plugin has registered one on it",
         explanation: doc!(
             "The node's `Capacity` holds only cpu, memory, storage, hugepages and Pod slots: no extended resource such as `nvidia.com/gpu`. The kubelet advertises a GPU only after a device plugin registers it, so the scheduler sees no GPU on this node.",
@@ -960,7 +960,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the reporter's own words in a pasted ticket",
-        pattern: r"device[- ]plugin\b[^.\n]{0,60}?(?:\bcrash ?loop|\b(?:fails?|failed|failing) to (?:initiali[sz]e|init|load|start)\b|\b(?:does not|doesn't|did not|didn't|never) (?:come up|start|run)\b)",
+        pattern: r"device[- ]plugin[\w-]*(?: (?:reports|pods?|containers?|daemonset|ctr|is|are|keeps|kept|seems|to|went|goes|going|into|in|a|the|still|always))*? (?:crash ?loop|(?:fails?|failed|failing) to (?:initiali[sz]e|init|load|start)\b|(?:does not|doesn't|did not|didn't|never) (?:come up|start|run)\b)",
         summary: "the reporter says the device plugin is failing: it crash-loops or cannot initialise, so the node advertises no GPU",
         explanation: doc!(
             "The ticket says in words that the device plugin's Pod crash-loops, does not come up, or fails to initialise NVML. Until it runs and registers, the kubelet advertises no GPU and GPU Pods stay Pending.",
@@ -979,7 +979,7 @@ pub static RULES: &[Rule] = &[
         category: C::Quota,
         gate: G::Scheduling,
         looks_at: "a Volcano Queue manifest, or `kubectl describe queue`, pasted in a ticket",
-        pattern: r#"(?:\bkind: Queue metadata: (?:[\w./-]+: \S+ ){0,4}?name: (?P<queue>[\w.-]+) .{0,300}?\bcapability:|\bSpec: Capability:) (?:[\w./-]+: "?[\w.]+"? ){0,6}?(?P<resource>(?:nvidia|amd)\.com/[\w.-]+|volcano\.sh/vgpu[\w-]*|huawei\.com/ascend[\w-]*|[\w.-]+\.(?:com|sh|io)/[\w.-]*gpu[\w.-]*): "?(?P<value>\d+)"#,
+        pattern: r#"(?:\bkind: Queue metadata: (?:[\w./-]+: \S+ ){0,4}?name: (?P<queue>[\w.-]+) (?:[^-]|-[^-]){0,300}?\bcapability:|\bSpec: Capability:) (?:[\w./-]+: "?[\w.]+"? ){0,6}?(?P<resource>(?:nvidia|amd)\.com/[\w.-]+|volcano\.sh/vgpu[\w-]*|huawei\.com/ascend[\w-]*|[\w.-]+\.(?:com|sh|io)/[\w.-]*gpu[\w.-]*): "?(?P<value>\d+)"#,
         summary: "the Volcano queue {queue|in the ticket} caps {resource} at {value}: the batch scheduler holds the job while the queue's pods use that much",
         explanation: doc!(
             "The ticket's Volcano `Queue` sets a `capability` for the GPU resource. Volcano admits a job's Pods only while the queue's allocated share plus the request stays within that cap, so a job waits in Pending although nodes have free GPUs.",
@@ -1470,7 +1470,7 @@ pub static RULES: &[Rule] = &[
         category: C::InvalidSpec,
         gate: G::Admission,
         looks_at: "a pasted manifest's `resources` block",
-        pattern: r#"\b(?:limits|requests): (?:[a-z0-9.\-_/]+: "?[0-9a-z.]+"? ){0,6}?"?(?P<resource>[a-z0-9.\-]+\.[a-z]+/[a-z0-9.\-_]+)"?: "?(?P<value>[0-9]*\.[0-9]+|[0-9]+m)"?(?:\s|$)"#,
+        pattern: r#"\b(?:limits|requests): (?:[a-z0-9.\-_/]+: "?[0-9a-z.]+"? ){0,6}?"?(?P<resource>[a-z0-9.\-]+\.[a-z]+/[a-z0-9.\-_]+)"?: "?(?P<value>[0-9]*\.[0-9]*[1-9][0-9]*|[0-9]*[1-9][0-9]{0,2}m)"?(?:\s|$)"#,
         summary: "the manifest asks for {value} of {resource}; extended resources are whole numbers, so the apiserver rejects the pod",
         explanation: doc!(
             "The pasted manifest gives an extended resource a fraction (`0.5`, `500m`). The apiserver accepts only whole numbers for extended resources, so it refuses the Pod with `must be an integer` and nothing is scheduled.",
@@ -2641,7 +2641,7 @@ pub static RULES: &[Rule] = &[
         category: C::None,
         gate: G::None,
         looks_at: "the reporter's own words in a pasted ticket",
-        pattern: r"\b(?:can|could) use all (?:the )?(?:\d+ )?gpus?\b|\b(?:multiple|all|more) (?:\w+ ){0,2}gpus? (?:are|were|is) visible\b|\bsees? all (?:the )?(?:\d+ )?gpus\b|\b(?:gpu|card|device) (?:\w+ )?(?:has been|was|is) allocated to (?:two|2|both|multiple) pods\b",
+        pattern: r"\b(?:can|could) use all (?:the )?(?:\d+ )?gpus?\b|\b(?:multiple|all|more) (?:\w+ ){0,2}gpus? (?:are|were|is) visible in (?:a|the|my|each|every|one) (?:\w+ )?(?:container|pod)s?\b|\b(?:containers?|pods?) (?:\w+ ){0,2}(?:sees?|can see) all (?:the )?(?:\d+ )?gpus\b|\b(?:gpu|card|device) (?:\w+ )?(?:has been|was|is) allocated to (?:two|2|both|multiple) pods\b",
         summary: "nothing blocked the Pod: the reporter says it runs and reaches more GPUs than it asked for",
         explanation: doc!(
             "The ticket says the Pods run, and that a container sees or uses GPUs beyond its request (all of the node's GPUs, or one GPU given to two Pods). Nothing stopped the Pod from starting; the complaint is device isolation.",
