@@ -187,6 +187,8 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
                 && crate::rules::is_hearsay(h.finding.rule.id))
         });
     }
+    // A node block with no GPU (a control plane) beside a node that lists one says nothing of the plugin.
+    hits.retain(|h| h.finding.rule.id != "GW136" || !lists_a_gpu(&h.signal.message));
     let ctx = Context::new(ev);
     let mut causes = group(&hits, &ctx);
     // When live facts say more than the message, the facts decide (DESIGN §2).
@@ -442,6 +444,17 @@ fn says_nothing_of_the_pod(ev: &Evidence) -> bool {
                 // A YAML condition spans two lines.
                 && !PROGRESS.is_match(&s.message)
         })
+}
+
+/// Whether a pasted node listing names a GPU resource with a count above zero (`nvidia.com/gpu:  4`).
+fn lists_a_gpu(text: &str) -> bool {
+    static LISTED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#"(?m)^\s*(?P<resource>[a-z0-9.-]+/[\w.-]+):\s+"?0*[1-9]"#)
+            .expect("listed resource regex")
+    });
+    LISTED
+        .captures_iter(text)
+        .any(|c| is_gpu_resource(&c["resource"]))
 }
 
 /// A Pod status that says it waits to start.

@@ -479,6 +479,43 @@ trainer-0   0/1     Pending   0          5m
     }
 
     #[test]
+    fn a_node_without_a_gpu_beside_one_with_a_gpu_says_nothing_of_the_plugin() {
+        use crate::rules::Category;
+        // Capacity blocks from NVIDIA/k8s-device-plugin #285 (no GPU) and #134 (one GPU).
+        let no_gpu = "\
+Capacity:
+  cpu:                12
+  ephemeral-storage:  959863856Ki
+  hugepages-1Gi:      0
+  hugepages-2Mi:      0
+  memory:             16325228Ki
+  pods:               110
+Allocatable:
+  cpu:                12
+";
+        let one_gpu = "\
+Capacity:
+ cpu:                 8
+ ephemeral-storage:   75881276Ki
+ hugepages-1Gi:       0
+ hugepages-2Mi:       0
+ memory:              16362632Ki
+ nvidia.com/gpu:      1
+Allocatable:
+";
+        let (_, evs) = parse(no_gpu, "x").unwrap();
+        assert_eq!(
+            crate::diagnose::diagnose(&evs[0]).primary,
+            Category::DevicePlugin
+        );
+        let (_, evs) = parse(&format!("{no_gpu}{one_gpu}"), "x").unwrap();
+        assert_ne!(
+            crate::diagnose::diagnose(&evs[0]).primary,
+            Category::DevicePlugin
+        );
+    }
+
+    #[test]
     fn the_reporters_words_that_pods_run_do_not_outweigh_a_pod_shown_waiting() {
         use crate::rules::Category;
         let words = crate::rules::RULES
