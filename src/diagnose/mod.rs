@@ -241,7 +241,7 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
             .collect();
         if unexplained.is_empty() {
             if let Some(d) = stalled_without_a_word(ev, &ctx, &gaps) {
-                return d;
+                return stack_pod_down(d, ev, &ctx);
             }
             if ev.signals.is_empty() && ev.pod.is_none() {
                 gaps.push(Gap {
@@ -293,7 +293,7 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
                 "read every event and condition",
             )
         };
-        return unknown(
+        let d = unknown(
             ev,
             gate,
             "something blocks the pod but no rule explains the message".into(),
@@ -301,6 +301,7 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
             vec![next],
             gaps,
         );
+        return stack_pod_down(d, ev, &ctx);
     }
 
     for c in causes.iter_mut() {
@@ -435,7 +436,12 @@ fn says_nothing_of_the_pod(ev: &Evidence) -> bool {
         )
         .expect("progress regex")
     });
-    (ev.pod.is_none() || ev.target.kind == "Node")
+    // Describe output or a manifest cut off before the Pod's status shows its name and spec, not its state.
+    let stateless = |p: &crate::evidence::PodFacts| {
+        // A node name says the Pod was placed, not whether it runs.
+        p.phase.is_none() && p.ready.is_none() && !p.any_running
+    };
+    (ev.pod.as_ref().is_none_or(stateless) || ev.target.kind == "Node")
         && ev.signals.iter().all(|s| {
             matches!(
                 s.source,
@@ -537,6 +543,88 @@ fn stalled_without_a_word(ev: &Evidence, ctx: &Context, gaps: &[Gap]) -> Option<
     Some(unknown(ev, gate, summary, evidence, next, gaps.to_vec()))
 }
 
+/// Names of the Pods (and their owners) that a node's GPU waits on: the device plugin that advertises it,
+/// the driver the plugin needs to find it, and a DRA driver's kubelet plugin. A validator's name can hold the
+/// component it validates (`nvidia-device-plugin-validator`), so validators are left out by the caller.
+const PLUGIN_OR_DRIVER: [&str; 7] = [
+    "device-plugin",
+    "amdgpu-dp",
+    "intel-gpu-plugin",
+    "nvidia-driver",
+    "driver-installer",
+    "kubelet-plugin",
+    "kubeletplugin",
+];
+
+/// Whether a Pod's name or owner is the device plugin's or the driver's (not a validator's).
+fn is_plugin_or_driver(names: &str) -> bool {
+    let names = names.to_ascii_lowercase();
+    PLUGIN_OR_DRIVER.iter().any(|w| names.contains(w))
+        && !names.contains("validator")
+        && !names.contains("validation")
+}
+
+/// A Pod of the GPU stack that fails (Error, Init:CrashLoopBackOff) with no rule to say why is still the
+/// answer for the GPU Pods: while the device plugin (or the driver it needs) does not run, its node
+/// advertises no GPU. The verdict stays `unknown` for any other Pod, and for a stack Pod that only waits.
+fn stack_pod_down(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
+    let name = ev.target.name.as_deref().unwrap_or("");
+    let owner = ev
+        .pod
+        .as_ref()
+        .and_then(|p| p.owner.as_deref())
+        .unwrap_or("");
+    if !is_plugin_or_driver(&format!("{name} {owner}")) {
+        return d;
+    }
+    let Some(mut cause) = d.causes.into_iter().next() else {
+        return Diagnosis {
+            causes: vec![],
+            ..d
+        };
+    };
+    let state = cause
+        .evidence
+        .iter()
+        .filter(|e| {
+            matches!(
+                e.source,
+                SignalSource::PodStatus | SignalSource::ContainerStatus
+            )
+        })
+        .find_map(|e| e.reason.clone());
+    // A stack Pod that only waits (Pending, Init:0/1), or whose state the input does not show, has a cause of
+    // its own that the input does not show.
+    let only_waits = |s: &str| is_waiting_status(s) && !s.contains("Err") && !s.contains("BackOff");
+    let Some(state) = state.filter(|s| !only_waits(s)) else {
+        return Diagnosis {
+            causes: vec![cause],
+            ..d
+        };
+    };
+    cause.category = Category::DevicePlugin;
+    cause.summary = format!(
+        "{name} belongs to the GPU stack and does not run ({state}): until it runs, its node advertises no GPU"
+    );
+    cause.next = vec![
+        ctx.step(
+            "kubectl describe pod {pod} -n {namespace}",
+            Where::Cluster,
+            "read why the GPU-stack Pod does not run",
+        ),
+        ctx.step(
+            "kubectl logs {pod} -n {namespace} --all-containers --tail=100",
+            Where::Cluster,
+            "read what its containers (and init containers) said",
+        ),
+    ];
+    Diagnosis {
+        primary: Category::DevicePlugin,
+        causes: vec![cause],
+        ..d
+    }
+}
+
 /// The verdict when something blocks the Pod and no rule explains it.
 fn unknown(
     ev: &Evidence,
@@ -607,15 +695,7 @@ fn whose_component_failure(c: &mut Cause, target: &str, reported_unadvertised: b
     // A validator's name can hold the component it validates (`nvidia-device-plugin-validator`).
     if has(&["validator", "validation"]) {
         c.category = Category::Unknown;
-    } else if has(&[
-        "device-plugin",
-        "amdgpu-dp",
-        "intel-gpu-plugin",
-        "nvidia-driver",
-        "driver-installer",
-        "kubelet-plugin",
-        "kubeletplugin",
-    ]) {
+    } else if has(&PLUGIN_OR_DRIVER) {
         // Without its driver a node's device plugin finds no GPU: a crashing driver installer is why the node
         // advertises none, as a crashing plugin is. A DRA driver's kubelet plugin is the device plugin's
         // counterpart: while it crashes, the node publishes no device for a claim.
@@ -811,7 +891,7 @@ fn is_blocking(s: &Signal) -> bool {
     }
 }
 
-fn looks_like_error(text: &str) -> bool {
+pub(crate) fn looks_like_error(text: &str) -> bool {
     let t = text.to_ascii_lowercase();
     [
         "error",
@@ -862,6 +942,13 @@ fn gate_of_signal(s: &Signal) -> Gate {
             ),
         ) => Gate::Runtime,
         (Some(SignalSource::ContainerStatus), _) => Gate::Runtime,
+        // A listing's STATUS of a container that fails to run (`Init:Error`, `Init:CrashLoopBackOff`, `Error`).
+        (Some(SignalSource::PodStatus), Some(r))
+            if r == "Error"
+                || r.starts_with("Init:") && (r.contains("Err") || r.contains("BackOff")) =>
+        {
+            Gate::Runtime
+        }
         _ => {
             if crate::fiterror::parse(&s.message).is_some() {
                 Gate::Scheduling

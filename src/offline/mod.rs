@@ -226,7 +226,21 @@ fn split_by_object(ev: Evidence) -> Vec<Evidence> {
             ..Default::default()
         });
     }
-    if !loose.is_empty() && stuck.is_empty() {
+    // Prose around a listing about a Pod that is listed already (its events read `Successfully assigned`)
+    // is a target of its own only when it reports an error or a rule reads it: otherwise it would stand
+    // beside that Pod saying nothing of it.
+    let listed = ev.pod.is_some()
+        && ev
+            .target
+            .name
+            .as_deref()
+            .is_some_and(|n| out.iter().any(|o| o.target.name.as_deref() == Some(n)));
+    let says_something = !listed
+        || loose.iter().any(|s| {
+            crate::diagnose::looks_like_error(&s.message)
+                || !crate::classify::read(&s.message).findings.is_empty()
+        });
+    if !loose.is_empty() && stuck.is_empty() && says_something {
         out.push(Evidence {
             target: ev.target.clone(),
             signals: loose,
@@ -466,6 +480,44 @@ trainer-0   0/1     Pending   0          5m
     }
 
     #[test]
+    fn a_failing_plugin_or_driver_pod_is_the_device_plugin_and_a_waiting_one_is_not() {
+        // gpu-operator #369: `oc get po -A`, single-spaced, with `Init: CrashLoopBackOff` typed with a space.
+        let paste = "NAMESPACE NAME READY STATUS RESTARTS AGE
+gpu-operator-resources gpu-feature-discovery-ft66m 0/1 CrashLoopBackOff 755 2d18h
+gpu-operator-resources nvidia-container-toolkit-daemonset-fnpln 0/1 Init: 0/1 0 2d18h
+gpu-operator-resources nvidia-dcgm-exporter-s4wh7 0/1 Init: CrashLoopBackOff 755 2d18h
+gpu-operator-resources nvidia-device-plugin-daemonset-4n5fm 0/1 Init: CrashLoopBackOff 755 2d18h
+";
+        let (_, evs) = parse(paste, "x").unwrap();
+        let ds = crate::diagnose::diagnose_all(&evs);
+        assert_eq!(
+            ds[0].target.name.as_deref(),
+            Some("nvidia-device-plugin-daemonset-4n5fm")
+        );
+        assert_eq!(ds[0].primary, crate::rules::Category::DevicePlugin);
+        // The feature-discovery Pod's own crash has a cause the listing does not show.
+        let gfd = ds
+            .iter()
+            .find(|d| d.target.name.as_deref() == Some("gpu-feature-discovery-ft66m"))
+            .unwrap();
+        assert_eq!(gfd.primary, crate::rules::Category::Unknown);
+        // gpu-operator #131: a plugin Pod that only waits on its init container says nothing of why.
+        let waiting = "gpu-operator-resources       nvidia-device-plugin-daemonset-qf49z                         0/1     Init:0/1                     1          84m\n";
+        let (_, evs) = parse(waiting, "x").unwrap();
+        assert_eq!(
+            crate::diagnose::diagnose(&evs[0]).primary,
+            crate::rules::Category::Unknown
+        );
+        // The same row failing is the plugin.
+        let failing = waiting.replace("Init:0/1      ", "Init:Error    ");
+        let (_, evs) = parse(&failing, "x").unwrap();
+        assert_eq!(
+            crate::diagnose::diagnose(&evs[0]).primary,
+            crate::rules::Category::DevicePlugin
+        );
+    }
+
+    #[test]
     fn a_structured_log_is_read_as_log_lines() {
         // nos #21: controller-runtime's zap records, one per line; none is a Kubernetes object.
         let paste = r#"{"level":"info","ts":1680276095.8139107,"msg":"applying desired partitioning","controller":"mig-partitioner-controller","controllerKind":"Pod","namespace":"likku","name":"exec-dev-14105-1230399844"}
@@ -550,6 +602,22 @@ Capacity:
         let d = crate::diagnose::diagnose(&evs[0]);
         assert_eq!(d.primary, Category::Unknown);
         assert!(d.causes[0].summary.contains("does not say"));
+        // ollama-helm #38: `describe pod` cut off before its Status: a name and a node, not a state.
+        let cut = "Name:                open-webui-ollama-758499c94d-lj6p9
+Namespace:           open-webui
+Priority:            0
+Runtime Class Name:  nvidia
+Service Account:     open-webui-ollama
+Node:                oscar/
+Start Time:          Wed, 15 May 2024 07:35:22 -0500
+";
+        let (_, evs) = parse(cut, "x").unwrap();
+        assert_eq!(
+            crate::diagnose::diagnose(&evs[0]).primary,
+            Category::Unknown
+        );
+        let (_, evs) = parse(&format!("{cut}Status:              Running\n"), "x").unwrap();
+        assert_eq!(crate::diagnose::diagnose(&evs[0]).primary, Category::None);
         // The Pod's own output, or its events, say that it got past its gates.
         for shown in [
             "[root@ksmaster01 ~]# kubectl logs -f gpu-demo -n gpu\n[Vector addition of 50000 elements]\nTest PASSED\nDone\n",

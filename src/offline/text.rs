@@ -252,11 +252,16 @@ fn pods_row(line: &str) -> Option<Signal> {
                 .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
         })
         .map(|ns| ns.to_string());
-    let status = cols.get(ready_at + 1)?;
+    let status = match *cols.get(ready_at + 1)? {
+        // A status retyped with a space after the colon (`Init: 0/1`).
+        "Init:" => format!("Init:{}", cols.get(ready_at + 2)?),
+        s => s.to_string(),
+    };
+    let status = status.as_str();
     // In-progress states say nothing about a block on their own.
     let healthy =
         matches!(
-            *status,
+            status,
             "Running"
                 | "Completed"
                 | "Succeeded"
