@@ -50,8 +50,9 @@ const CONTAINERD_RUNTIMES: Next = Next {
 /// webhook denied the request (GW212 says the denial is about the GPU), GW216 only that one cannot be reached
 /// (GW214 names the GPU stack's own webhook); a crash loop (GW124, GW505) is a symptom, and a record that
 /// also names why the container fails (a mount, a library) names the cause; a sharing scheduler's "not
-/// enough" (GW119) yields to its own "the node has no devices registered" (GW120).
-pub static CATCH_ALL: &[&str] = &["GW119", "GW124", "GW210", "GW216", "GW505"];
+/// enough" (GW119) yields to its own "the node has no devices registered" (GW120); the GPU Operator's validator
+/// looping on the driver (GW142) yields to what stops the driver or the runtime (GW140, GW401).
+pub static CATCH_ALL: &[&str] = &["GW119", "GW124", "GW142", "GW210", "GW216", "GW505"];
 
 /// Rules that read the reporter's own words (or the manifests they pasted) in a ticket, not a component's
 /// message. A record that matches one of them and a message rule gives both: the words say what the message
@@ -839,7 +840,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the reporter's own words in a pasted ticket",
-        pattern: r"device[- ]plugin (?:\w+ ){0,2}(?:doesn't|does not|didn't|did not|can't|cannot|couldn't|could not|won't|fails? to|failed to) (?:seem to |even )?(?:see|detect|find|discover|register|advertise|expose|report) (?:\w+ ){0,2}(?:gpus?|devices?)\b|\bregisters? (?:0|zero|no) (?:gpus?|devices?)\b|\b(?:nodes?|capacity)\b[^.\n]{0,30}?\b(?:does not|doesn't|did not|didn't) (?:show|list|read|display) (?:the |any )?(?:number of )?gpus?(?:[.,;:!)]|$| (?:under|in|on|anymore)\b)|\bgpus? (?:don't|doesn't|does not|do not|didn't|did not) (?:show|appear)(?: up)? (?:on|in|under) (?:the )?(?:\w+ ){0,2}(?:describe node|node|capacity|allocatable)\b(?:[.,;:!)]|$| (?:for|of|when|after|since|and|but|i|we)\b)|\b(?:gpu|i915|nvidia\.com/gpu|amd\.com/gpu|gpu\.intel\.com/\S+)`? resources? (?:are|is) not (?:being )?added to (?:the )?nodes?\b|\bresources? for `?(?:gpu\.intel\.com/|nvidia\.com/|amd\.com/)\S+ (?:are|is) not (?:being )?added to (?:the )?nodes?\b|\b(?:nvidia\.com/gpu|amd\.com/gpu|gpu\.intel\.com/i915)`?\)? (?:is |are )?not (?:visible|shown|showing|listed|advertised|present|appearing|displayed)\b|\b(?:never|doesn't|does not|didn't|did not|no longer|stopped|stops) (?:\w+ ){0,2}(?:advertis|expos)\w* (?:\w+ ){0,2}`?(?:nvidia\.com/gpu|amd\.com/gpu|gpus?)\b|\bgpu capacity (?:as|is|of|shows?|at|was) (?:zero|0)\b|\bno gpu (?:item|resource|entry)s? (?:\w+ ){0,2}`?(?:allocatable|capacity)|\b(?:at least )?one (?:gpu )?(?:was|is) marked (?:as )?unhealthy|\b(?:had|needed|have) to (?:manually )?(?:install|deploy) (?:the )?(?:\w+ )?device[- ]plugin\b",
+        pattern: r"device[- ]plugin (?:\w+ ){0,2}(?:doesn't|does not|didn't|did not|can't|cannot|couldn't|could not|won't|fails? to|failed to) (?:seem to |even )?(?:see|detect|find|discover|register|advertise|expose|report) (?:\w+ ){0,2}(?:gpus?|devices?)\b|\bregisters? (?:0|zero|no) (?:gpus?|devices?)\b|\b(?:nodes?|capacity)\b[^.\n]{0,30}?\b(?:does not|doesn't|did not|didn't) (?:show|list|read|display) (?:the |any )?(?:number of )?gpus?(?:[.,;:!)]|$| (?:under|in|on|anymore)\b)|\bgpus? (?:don't|doesn't|does not|do not|didn't|did not) (?:show|appear)(?: up)? (?:on|in|under) (?:the )?(?:\w+ ){0,2}(?:describe node|node|capacity|allocatable)\b(?:[.,;:!)]|$| (?:for|of|when|after|since|and|but|i|we)\b)|\b(?:gpu|i915|nvidia\.com/gpu|amd\.com/gpu|gpu\.intel\.com/\S+)`? resources? (?:are|is) not (?:being )?added to (?:the )?nodes?\b|\bresources? for `?(?:gpu\.intel\.com/|nvidia\.com/|amd\.com/)\S+ (?:are|is) not (?:being )?added to (?:the )?nodes?\b|\b(?:nvidia\.com/gpu|amd\.com/gpu|gpu\.intel\.com/i915)`?\)? (?:is |are )?not (?:visible|shown|showing|listed|advertised|present|appearing|displayed)\b|\b(?:never|doesn't|does not|didn't|did not|no longer|stopped|stops) (?:\w+ ){0,2}(?:advertis|expos)\w* (?:\w+ ){0,2}`?(?:nvidia\.com/gpu|amd\.com/gpu|gpus?)\b|\bgpu capacity (?:as|is|of|shows?|at|was) (?:zero|0)\b|\bno gpu (?:item|resource|entry)s? (?:\w+ ){0,2}`?(?:allocatable|capacity)|\b(?:at least )?one (?:gpu )?(?:was|is) marked (?:as )?unhealthy|\b(?:had|needed|have) to (?:manually )?(?:install|deploy) (?:the )?(?:\w+ )?device[- ]plugin\b|\bnodes? (?:doesn't|does not|didn't|did not|can't|cannot|won't) (?:recogni[sz]e|detect) (?:the |any |my |its )?gpus?\b",
         summary: "the reporter says the node does not advertise its GPUs: the device plugin has not registered them",
         explanation: doc!(
             "The ticket says in words what the node shows: the GPU resource is missing from the node's capacity, or is there with 0, or a GPU was marked unhealthy. The scheduler then reports `Insufficient` for a GPU that is physically present.",
@@ -1085,6 +1086,36 @@ pub static RULES: &[Rule] = &[
         example: "Message:               Retrying after failure: Max nodepool size reached, affected nodepools: dws-a100-40gb-4x-node-pool",
         example_source: "https://github.com/kubernetes-sigs/kueue/issues/5129",
         near_miss: "pod didn't trigger scale-up (it wouldn't fit if a new node is added)",
+    },
+    Rule {
+        id: "GW142",
+        name: "operator-driver-not-validated",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "the GPU Operator validator's driver-validation init container log",
+        pattern: r"failed to validate the driver, retrying after \d+ seconds",
+        summary: "the GPU Operator finds no working driver on the node, so it holds the device plugin back and the node advertises no GPU",
+        explanation: doc!(
+            "The GPU Operator's validator runs `nvidia-smi` from the host (a pre-installed driver) and from the driver container's root, and neither works. Until it does, the validator's init container loops and the Operator keeps the toolkit and the device plugin waiting (`Init:0/1`), so the node advertises no GPU.",
+            "The driver container has not finished (read its log), the driver was installed on the host but the Operator also deploys its own (`driver.enabled`), or the driver lives where the validator does not look (an OS extension on Talos, a custom root).",
+            "Read the driver Pod's log; when the host already has a driver, install the Operator with `driver.enabled=false`.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl logs -n {namespace} -l app=nvidia-operator-validator -c driver-validation --tail=50",
+                place: Cluster,
+                why: "read what the validator tried",
+            },
+            Next {
+                command: "kubectl get pods -n {namespace} -l app=nvidia-driver-daemonset -o wide",
+                place: Cluster,
+                why: "see whether the Operator's driver Pod runs on the node",
+            },
+        ],
+        fix: None,
+        example: "WARN[0000] failed to validate the driver, retrying after 5 seconds",
+        example_source: "https://github.com/NVIDIA/gpu-operator/issues/1687",
+        near_miss: "INFO[0000] Attempting to validate a pre-installed driver on the host",
     },
     Rule {
         id: "GW201",
