@@ -545,7 +545,7 @@ fn stalled_without_a_word(ev: &Evidence, ctx: &Context, gaps: &[Gap]) -> Option<
 
 /// Names of the Pods (and their owners) that a node's GPU waits on: the device plugin that advertises it,
 /// the driver the plugin needs to find it, and a DRA driver's kubelet plugin. A validator's name can hold the
-/// component it validates (`nvidia-device-plugin-validator`), so validators are left out by the caller.
+/// component it validates (`nvidia-device-plugin-validator`), so `is_plugin_or_driver` leaves validators out.
 const PLUGIN_OR_DRIVER: [&str; 7] = [
     "device-plugin",
     "amdgpu-dp",
@@ -556,10 +556,14 @@ const PLUGIN_OR_DRIVER: [&str; 7] = [
     "kubeletplugin",
 ];
 
-/// Whether a Pod's name or owner is the device plugin's or the driver's (not a validator's).
+/// Whether a Pod's name or owner is a GPU device plugin's or driver's (not a validator's, and not another
+/// device's plugin such as SR-IOV's).
 fn is_plugin_or_driver(names: &str) -> bool {
     let names = names.to_ascii_lowercase();
     PLUGIN_OR_DRIVER.iter().any(|w| names.contains(w))
+        && ["nvidia", "amdgpu", "amd-gpu", "gpu", "neuron"]
+            .iter()
+            .any(|v| names.contains(v))
         && !names.contains("validator")
         && !names.contains("validation")
 }
@@ -574,7 +578,12 @@ fn stack_pod_down(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
         .as_ref()
         .and_then(|p| p.owner.as_deref())
         .unwrap_or("");
-    if !is_plugin_or_driver(&format!("{name} {owner}")) {
+    // A Pod that runs (its last restart is history) or has finished is not what keeps the node's GPU away.
+    let runs = ev
+        .pod
+        .as_ref()
+        .is_some_and(|p| matches!(p.phase.as_deref(), Some("Running" | "Succeeded")));
+    if runs || !is_plugin_or_driver(&format!("{name} {owner}")) {
         return d;
     }
     let Some(mut cause) = d.causes.into_iter().next() else {
@@ -582,6 +591,19 @@ fn stack_pod_down(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
             causes: vec![],
             ..d
         };
+    };
+    // Only a container that fails to run says the component is down; a Pod that only waits (Pending,
+    // Init:0/1), an evicted or superseded one, or one whose state the input does not show has a cause of its
+    // own that the input does not show.
+    let failing = |s: &str| {
+        matches!(
+            s.strip_prefix("Init:").unwrap_or(s),
+            "Error"
+                | "CrashLoopBackOff"
+                | "RunContainerError"
+                | "CreateContainerError"
+                | "StartError"
+        )
     };
     let state = cause
         .evidence
@@ -592,15 +614,21 @@ fn stack_pod_down(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
                 SignalSource::PodStatus | SignalSource::ContainerStatus
             )
         })
-        .find_map(|e| e.reason.clone());
-    // A stack Pod that only waits (Pending, Init:0/1), or whose state the input does not show, has a cause of
-    // its own that the input does not show.
-    let only_waits = |s: &str| is_waiting_status(s) && !s.contains("Err") && !s.contains("BackOff");
-    let Some(state) = state.filter(|s| !only_waits(s)) else {
+        .find_map(|e| e.reason.clone().filter(|r| failing(r)));
+    let Some(state) = state else {
         return Diagnosis {
             causes: vec![cause],
             ..d
         };
+    };
+    let name = if name.is_empty() {
+        owner
+            .rsplit('/')
+            .next()
+            .filter(|o| !o.is_empty())
+            .unwrap_or("the Pod")
+    } else {
+        name
     };
     cause.category = Category::DevicePlugin;
     cause.summary = format!(

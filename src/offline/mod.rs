@@ -515,6 +515,47 @@ gpu-operator-resources nvidia-device-plugin-daemonset-4n5fm 0/1 Init: CrashLoopB
             crate::diagnose::diagnose(&evs[0]).primary,
             crate::rules::Category::DevicePlugin
         );
+        // A row cut out of the listing by `grep`, its STATUS still typed with a space.
+        let grepped = "gpu-operator-resources nvidia-device-plugin-daemonset-4n5fm 0/1 Init: CrashLoopBackOff 755 2d18h\n";
+        let (_, evs) = parse(grepped, "x").unwrap();
+        let d = crate::diagnose::diagnose(&evs[0]);
+        assert_eq!(
+            d.target.name.as_deref(),
+            Some("nvidia-device-plugin-daemonset-4n5fm")
+        );
+        assert_eq!(d.primary, crate::rules::Category::DevicePlugin);
+        // microk8s #2763: the driver Pod whose init container keeps failing is the plugin's problem; the same
+        // Pod once it runs again is not, whatever its last restart said.
+        let driver =
+            include_str!("../../tests/fixtures/real/c023-microk8s-driver-daemonset-pending.txt");
+        let (_, evs) = parse(driver, "x").unwrap();
+        assert_eq!(
+            crate::diagnose::diagnose(&evs[0]).primary,
+            crate::rules::Category::DevicePlugin
+        );
+        let running = driver.replace(
+            "Status:               Pending",
+            "Status:               Running",
+        );
+        assert_ne!(running, driver);
+        let (_, evs) = parse(&running, "x").unwrap();
+        assert_ne!(
+            crate::diagnose::diagnose(&evs[0]).primary,
+            crate::rules::Category::DevicePlugin
+        );
+        // Evicted, or another device's plugin: not the GPU's.
+        for other in [
+            failing.replace("Init:Error ", "Evicted    "),
+            "kube-system   kube-sriov-device-plugin-amd64-9xk2w   0/1   Error   4   1h\n"
+                .to_string(),
+        ] {
+            let (_, evs) = parse(&other, "x").unwrap();
+            assert_eq!(
+                crate::diagnose::diagnose(&evs[0]).primary,
+                crate::rules::Category::Unknown,
+                "{other}"
+            );
+        }
     }
 
     #[test]

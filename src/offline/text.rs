@@ -218,13 +218,15 @@ fn is_headerless_pods_row(line: &str) -> bool {
     let cols: Vec<&str> = line.split_whitespace().collect();
     // NAME READY STATUS RESTARTS …, or with `-A` the namespace first.
     let row_at = |ready: usize| {
-        cols.len() >= ready + 4
+        // A STATUS typed with a space after the colon (`Init: CrashLoopBackOff`) takes two cells.
+        let wide = usize::from(cols.get(ready + 1) == Some(&"Init:"));
+        cols.len() >= ready + 4 + wide
             && is_ready_column(cols[ready])
             && cols[ready + 1]
                 .chars()
                 .next()
                 .is_some_and(|c| c.is_ascii_uppercase())
-            && cols[ready + 2]
+            && cols[ready + 2 + wide]
                 .chars()
                 .next()
                 .is_some_and(|c| c.is_ascii_digit())

@@ -840,7 +840,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the reporter's own words in a pasted ticket",
-        pattern: r"device[- ]plugin (?:\w+ ){0,2}(?:doesn't|does not|didn't|did not|can't|cannot|couldn't|could not|won't|fails? to|failed to) (?:seem to |even )?(?:see|detect|find|discover|register|advertise|expose|report) (?:\w+ ){0,2}(?:gpus?|devices?)\b|\bregisters? (?:0|zero|no) (?:gpus?|devices?)\b|\b(?:nodes?|capacity)\b[^.\n]{0,30}?\b(?:does not|doesn't|did not|didn't) (?:show|list|read|display) (?:the |any )?(?:number of )?gpus?(?:[.,;:!)]|$| (?:under|in|on|anymore)\b)|\bgpus? (?:don't|doesn't|does not|do not|didn't|did not) (?:show|appear)(?: up)? (?:on|in|under) (?:the )?(?:\w+ ){0,2}(?:describe node|node|capacity|allocatable)\b(?:[.,;:!)]|$| (?:for|of|when|after|since|and|but|i|we)\b)|\b(?:gpu|i915|nvidia\.com/gpu|amd\.com/gpu|gpu\.intel\.com/\S+)`? resources? (?:are|is) not (?:being )?added to (?:the )?nodes?\b|\bresources? for `?(?:gpu\.intel\.com/|nvidia\.com/|amd\.com/)\S+ (?:are|is) not (?:being )?added to (?:the )?nodes?\b|\b(?:nvidia\.com/gpu|amd\.com/gpu|gpu\.intel\.com/i915)`?\)? (?:is |are )?not (?:visible|shown|showing|listed|advertised|present|appearing|displayed)\b|\b(?:never|doesn't|does not|didn't|did not|no longer|stopped|stops) (?:\w+ ){0,2}(?:advertis|expos)\w* (?:\w+ ){0,2}`?(?:nvidia\.com/gpu|amd\.com/gpu|gpus?)\b|\bgpu capacity (?:as|is|of|shows?|at|was) (?:zero|0)\b|\bno gpu (?:item|resource|entry)s? (?:\w+ ){0,2}`?(?:allocatable|capacity)|\b(?:at least )?one (?:gpu )?(?:was|is) marked (?:as )?unhealthy|\b(?:had|needed|have) to (?:manually )?(?:install|deploy) (?:the )?(?:\w+ )?device[- ]plugin\b|\bnodes? (?:doesn't|does not|didn't|did not|can't|cannot|won't) (?:recogni[sz]e|detect) (?:the |any |my |its )?gpus?\b",
+        pattern: r"device[- ]plugin (?:\w+ ){0,2}(?:doesn't|does not|didn't|did not|can't|cannot|couldn't|could not|won't|fails? to|failed to) (?:seem to |even )?(?:see|detect|find|discover|register|advertise|expose|report) (?:\w+ ){0,2}(?:gpus?|devices?)\b|\bregisters? (?:0|zero|no) (?:gpus?|devices?)\b|\b(?:nodes?|capacity)\b[^.\n]{0,30}?\b(?:does not|doesn't|did not|didn't) (?:show|list|read|display) (?:the |any )?(?:number of )?gpus?(?:[.,;:!)]|$| (?:under|in|on|anymore)\b)|\bgpus? (?:don't|doesn't|does not|do not|didn't|did not) (?:show|appear)(?: up)? (?:on|in|under) (?:the )?(?:\w+ ){0,2}(?:describe node|node|capacity|allocatable)\b(?:[.,;:!)]|$| (?:for|of|when|after|since|and|but|i|we)\b)|\b(?:gpu|i915|nvidia\.com/gpu|amd\.com/gpu|gpu\.intel\.com/\S+)`? resources? (?:are|is) not (?:being )?added to (?:the )?nodes?\b|\bresources? for `?(?:gpu\.intel\.com/|nvidia\.com/|amd\.com/)\S+ (?:are|is) not (?:being )?added to (?:the )?nodes?\b|\b(?:nvidia\.com/gpu|amd\.com/gpu|gpu\.intel\.com/i915)`?\)? (?:is |are )?not (?:visible|shown|showing|listed|advertised|present|appearing|displayed)\b|\b(?:never|doesn't|does not|didn't|did not|no longer|stopped|stops) (?:\w+ ){0,2}(?:advertis|expos)\w* (?:\w+ ){0,2}`?(?:nvidia\.com/gpu|amd\.com/gpu|gpus?)\b|\bgpu capacity (?:as|is|of|shows?|at|was) (?:zero|0)\b|\bno gpu (?:item|resource|entry)s? (?:\w+ ){0,2}`?(?:allocatable|capacity)|\b(?:at least )?one (?:gpu )?(?:was|is) marked (?:as )?unhealthy|\b(?:had|needed|have) to (?:manually )?(?:install|deploy) (?:the )?(?:\w+ )?device[- ]plugin\b|\bnodes? (?:doesn't|does not|didn't|did not|can't|cannot|won't) (?:recogni[sz]e|detect) (?:the |any |my |its )?gpus?(?:[.,;:!?)]|$| (?:on|in|anymore|after|since)\b)",
         summary: "the reporter says the node does not advertise its GPUs: the device plugin has not registered them",
         explanation: doc!(
             "The ticket says in words what the node shows: the GPU resource is missing from the node's capacity, or is there with 0, or a GPU was marked unhealthy. The scheduler then reports `Insufficient` for a GPU that is physically present.",
@@ -1010,7 +1010,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the NVIDIA DRA driver's kubelet-plugin Pod log (its container or its init container)",
-        pattern: r#"\berror creating driver: (?P<inner>(?:[^:\n"]+: ){0,4}(?:failed to locate driver libraries|error locating "lib[\w.-]+"|error initializing NVML|ERROR_LIBRARY_NOT_FOUND)[^\n"]*)|/driver-root \([^)\n]*\): nvidia-smi: not found"#,
+        pattern: r#"\berror creating driver: (?P<inner>(?:[^:\n"]+: ){0,4}(?:failed to locate driver libraries|error locating "lib[\w.-]+"|error initializing NVML: (?:ERROR_LIBRARY_NOT_FOUND|ERROR_DRIVER_NOT_LOADED))[^\n"]*)|/driver-root \([^)\n]*\): nvidia-smi: not found"#,
         summary: "the DRA driver's kubelet plugin cannot find the NVIDIA driver on the node, so the node publishes no GPU for a claim",
         explanation: doc!(
             "The NVIDIA DRA driver's kubelet plugin starts by loading NVML from the driver root (`nvidiaDriverRoot`); it could not find `libnvidia-ml.so.1` or `nvidia-smi` there, so it exits and publishes no ResourceSlice. Claims for GPUs on that node stay unallocated and their Pods Pending.",
@@ -1040,7 +1040,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the GPU Operator's driver container log (nvidia-driver-daemonset)",
-        pattern: r"Could not resolve Linux kernel version|Unable to locate package (?P<package>linux-(?:objects|signatures|modules|headers)-\S+)",
+        pattern: r"Could not resolve Linux kernel version|Unable to locate package (?P<package>linux-(?:objects|signatures|modules)-nvidia-\S+)",
         summary: "the driver container cannot install the NVIDIA driver for the node's kernel, so the node's GPUs have no driver and advertise nothing",
         explanation: doc!(
             "The GPU Operator's driver container builds or installs the kernel modules for the running kernel. It could not find that kernel's packages (headers, or the precompiled `linux-objects-nvidia-…` modules) in its package repositories, so it exits and restarts; until a driver loads, the device plugin finds no GPU and the node advertises none.",
@@ -1071,17 +1071,24 @@ pub static RULES: &[Rule] = &[
         gate: G::Scheduling,
         looks_at: "NotTriggerScaleUp event (cluster-autoscaler), a ProvisioningRequest or Kueue admission check's message",
         pattern: r"\bmax node group size reached|\bMax nodepool size reached(?:, affected nodepools: (?P<pool>[\w.-]+))?",
-        summary: "no node fits and the autoscaler cannot add one: the node group {pool|that would fit} is at its maximum size",
+        summary: "the autoscaler adds no node to {pool|a node group} because it is at its maximum size: if that is the GPU group, no new GPU node comes",
         explanation: doc!(
             "No node has room for the Pod, and the autoscaler will not create one because the node group (node pool) that could run it already has its maximum number of nodes.",
             "The GPU node group's maximum is too low for the demand, or its nodes are held by other Pods; with Kueue's ProvisioningRequest (GKE Dynamic Workload Scheduler) the admission check retries until the pool can grow.",
-            "Raise the node group's maximum size (or the cloud quota behind it), or free GPU nodes.",
+            "The autoscaler counts every group at its maximum, whether or not it could run the Pod: read its other reasons (taints, selectors) too. Raise the GPU group's maximum size (or the cloud quota behind it), or free GPU nodes.",
         ),
-        next: &[Next {
-            command: "kubectl get events -n {namespace} --field-selector reason=NotTriggerScaleUp",
-            place: Cluster,
-            why: "read which node groups the autoscaler considered and why each could not grow",
-        }],
+        next: &[
+            Next {
+                command: "kubectl get events -n {namespace} --field-selector reason=NotTriggerScaleUp",
+                place: Cluster,
+                why: "read which node groups the cluster autoscaler considered and why each could not grow",
+            },
+            Next {
+                command: "kubectl get provisioningrequests -n {namespace}",
+                place: Cluster,
+                why: "with Kueue's ProvisioningRequest check, see which request waits for the pool to grow",
+            },
+        ],
         fix: None,
         example: "Message:               Retrying after failure: Max nodepool size reached, affected nodepools: dws-a100-40gb-4x-node-pool",
         example_source: "https://github.com/kubernetes-sigs/kueue/issues/5129",
