@@ -543,6 +543,21 @@ gpu-operator-resources nvidia-device-plugin-daemonset-4n5fm 0/1 Init: CrashLoopB
             crate::diagnose::diagnose(&evs[0]).primary,
             crate::rules::Category::DevicePlugin
         );
+        // microk8s #2575: `kubectl get all` names its rows `pod/NAME`; the target is the Pod's own name.
+        let all = "pod/nvidia-device-plugin-daemonset-rgl9z       0/1     Init:0/1                0          3m57s\n";
+        let (_, evs) = parse(all, "x").unwrap();
+        let d = crate::diagnose::diagnose(&evs[0]);
+        assert_eq!(
+            d.target.name.as_deref(),
+            Some("nvidia-device-plugin-daemonset-rgl9z")
+        );
+        assert!(
+            d.causes[0].next[0]
+                .command
+                .starts_with("kubectl describe pod nvidia-device-plugin-daemonset-rgl9z "),
+            "{:?}",
+            d.causes[0].next
+        );
         // Evicted, or another device's plugin: not the GPU's.
         for other in [
             failing.replace("Init:Error ", "Evicted    "),

@@ -278,7 +278,11 @@ fn pods_row(line: &str) -> Option<Signal> {
         kind: Some(if healthy { "Normal" } else { "Warning" }.into()),
         message: String::new(),
         count: 1,
-        object: Some(format!("pod/{}", sanitize::line(name))),
+        // `kubectl get all` names its rows `pod/NAME`.
+        object: Some(format!(
+            "pod/{}",
+            sanitize::line(name.strip_prefix("pod/").unwrap_or(name))
+        )),
         namespace,
         ..Default::default()
     })
