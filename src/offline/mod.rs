@@ -479,6 +479,12 @@ trainer-0   0/1     Pending   0          5m
         );
     }
 
+    /// What the engine says of the first target read from a paste.
+    fn verdict(paste: &str) -> crate::diagnose::Diagnosis {
+        let (_, evs) = parse(paste, "x").unwrap();
+        crate::diagnose::diagnose(&evs[0])
+    }
+
     #[test]
     fn a_failing_plugin_or_driver_pod_is_the_device_plugin_and_a_waiting_one_is_not() {
         // gpu-operator #369: `oc get po -A`, single-spaced, with `Init: CrashLoopBackOff` typed with a space.
@@ -503,22 +509,16 @@ gpu-operator-resources nvidia-device-plugin-daemonset-4n5fm 0/1 Init: CrashLoopB
         assert_eq!(gfd.primary, crate::rules::Category::Unknown);
         // gpu-operator #131: a plugin Pod that only waits on its init container says nothing of why.
         let waiting = "gpu-operator-resources       nvidia-device-plugin-daemonset-qf49z                         0/1     Init:0/1                     1          84m\n";
-        let (_, evs) = parse(waiting, "x").unwrap();
-        assert_eq!(
-            crate::diagnose::diagnose(&evs[0]).primary,
-            crate::rules::Category::Unknown
-        );
+        assert_eq!(verdict(waiting).primary, crate::rules::Category::Unknown);
         // The same row failing is the plugin.
         let failing = waiting.replace("Init:0/1      ", "Init:Error    ");
-        let (_, evs) = parse(&failing, "x").unwrap();
         assert_eq!(
-            crate::diagnose::diagnose(&evs[0]).primary,
+            verdict(&failing).primary,
             crate::rules::Category::DevicePlugin
         );
         // A row cut out of the listing by `grep`, its STATUS still typed with a space.
         let grepped = "gpu-operator-resources nvidia-device-plugin-daemonset-4n5fm 0/1 Init: CrashLoopBackOff 755 2d18h\n";
-        let (_, evs) = parse(grepped, "x").unwrap();
-        let d = crate::diagnose::diagnose(&evs[0]);
+        let d = verdict(grepped);
         assert_eq!(
             d.target.name.as_deref(),
             Some("nvidia-device-plugin-daemonset-4n5fm")
@@ -528,9 +528,8 @@ gpu-operator-resources nvidia-device-plugin-daemonset-4n5fm 0/1 Init: CrashLoopB
         // Pod once it runs again is not, whatever its last restart said.
         let driver =
             include_str!("../../tests/fixtures/real/c023-microk8s-driver-daemonset-pending.txt");
-        let (_, evs) = parse(driver, "x").unwrap();
         assert_eq!(
-            crate::diagnose::diagnose(&evs[0]).primary,
+            verdict(driver).primary,
             crate::rules::Category::DevicePlugin
         );
         let running = driver.replace(
@@ -538,15 +537,13 @@ gpu-operator-resources nvidia-device-plugin-daemonset-4n5fm 0/1 Init: CrashLoopB
             "Status:               Running",
         );
         assert_ne!(running, driver);
-        let (_, evs) = parse(&running, "x").unwrap();
         assert_ne!(
-            crate::diagnose::diagnose(&evs[0]).primary,
+            verdict(&running).primary,
             crate::rules::Category::DevicePlugin
         );
         // microk8s #2575: `kubectl get all` names its rows `pod/NAME`; the target is the Pod's own name.
         let all = "pod/nvidia-device-plugin-daemonset-rgl9z       0/1     Init:0/1                0          3m57s\n";
-        let (_, evs) = parse(all, "x").unwrap();
-        let d = crate::diagnose::diagnose(&evs[0]);
+        let d = verdict(all);
         assert_eq!(
             d.target.name.as_deref(),
             Some("nvidia-device-plugin-daemonset-rgl9z")
@@ -564,9 +561,8 @@ gpu-operator-resources nvidia-device-plugin-daemonset-4n5fm 0/1 Init: CrashLoopB
             "kube-system   kube-sriov-device-plugin-amd64-9xk2w   0/1   Error   4   1h\n"
                 .to_string(),
         ] {
-            let (_, evs) = parse(&other, "x").unwrap();
             assert_eq!(
-                crate::diagnose::diagnose(&evs[0]).primary,
+                verdict(&other).primary,
                 crate::rules::Category::Unknown,
                 "{other}"
             );
