@@ -314,7 +314,7 @@ fn captures_of(idx: usize, text: &str) -> Option<Match> {
         .filter_map(|n| {
             caps.get_group_by_name(n).map(|span| {
                 (
-                    n.to_string(),
+                    capture_field(n).to_string(),
                     String::from_utf8_lossy(&text.as_bytes()[span.range()])
                         .trim()
                         .to_string(),
@@ -327,6 +327,12 @@ fn captures_of(idx: usize, text: &str) -> Option<Match> {
         rule: &RULES[idx],
         captures,
     })
+}
+
+/// The field a capture fills. A pattern that needs the same field in two alternatives names the second
+/// capture `field_alt`, since a regex may not use one name twice.
+pub fn capture_field(name: &str) -> &str {
+    name.strip_suffix("_alt").unwrap_or(name)
 }
 
 /// Every rule whose pattern matches `text` (for tests and `explain`).
@@ -498,10 +504,22 @@ mod tests {
     }
 
     #[test]
+    fn a_capture_named_field_alt_fills_the_field() {
+        let m = first_match("/tmp/cuda-control/src/loader.c:856 can't find library libcuda.so.")
+            .unwrap();
+        assert_eq!(m.rule.id, "GW420");
+        assert_eq!(
+            m.captures.get("library").map(String::as_str),
+            Some("libcuda.so")
+        );
+        assert!(!m.captures.contains_key("library_alt"));
+    }
+
+    #[test]
     fn every_placeholder_has_a_capture_or_context_field() {
         for r in RULES {
             let re = Regex::new(r.pattern).unwrap();
-            let caps: Vec<&str> = re.capture_names().flatten().collect();
+            let caps: Vec<&str> = re.capture_names().flatten().map(capture_field).collect();
             let mut templates = vec![r.summary];
             templates.extend(r.next.iter().map(|n| n.command));
             templates.extend(r.next.iter().map(|n| n.why));

@@ -2372,7 +2372,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "container log, Failed event, container status message",
-        pattern: r"(?P<library>lib(?:cuda|nvidia-[a-z0-9-]+)\.so[.0-9]*):(?: cannot open shared object file|\x22)|initialize NVML: ERROR_LIBRARY_NOT_FOUND",
+        pattern: r"(?P<library>lib(?:cuda|nvidia-[a-z0-9-]+)\.so[.0-9]*):(?: cannot open shared object file|\x22)|initialize NVML: ERROR_LIBRARY_NOT_FOUND|\b(?:can't find library|cannot load) (?P<library_alt>libcuda\.so(?:\.[0-9]+)*)",
         summary: "the container cannot load {library|libnvidia-ml.so.1}: the NVIDIA runtime did not put the driver's libraries into it",
         explanation: doc!(
             "The container started, but the program in it cannot load the NVIDIA driver's user-space library: it is not in the container. The image does not ship it; the NVIDIA runtime or hook mounts it from the host when the container is created with the GPU.",
@@ -2454,7 +2454,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "container log (FFmpeg's NVDEC/NVENC loader: Jellyfin, Plex, Frigate, Immich)",
-        pattern: r"\b(?:cannot|can't|unable to|could not|failed to) load (?P<library>lib(?:nvcuvid|nvidia-encode)\.so[.0-9]*)|\blibnvcuvid\.so[.0-9]*: cannot open shared object file",
+        pattern: r"\b(?:cannot|can't|unable to|could not|failed to) load (?P<library>lib(?:nvcuvid|nvidia-encode)\.so(?:\.[0-9]+)*)|\blibnvcuvid\.so[.0-9]*: cannot open shared object file",
         summary: "the container has the GPU for compute but not {library|the NVIDIA video libraries}: its NVIDIA driver capabilities leave out `video`",
         explanation: doc!(
             "The container got the GPU, but FFmpeg cannot load the driver's decoder or encoder library (`libnvcuvid.so.1`, `libnvidia-encode.so.1`). The NVIDIA runtime mounts only the libraries for the capabilities the container asks for, and the default is `compute,utility`; these two belong to `video`.",
