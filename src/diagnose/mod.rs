@@ -173,7 +173,14 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
         .iter()
         .any(|h| h.finding.rule.gate == Gate::Scheduling && !is_autoscaler(h.signal));
     hits.retain(|h| {
-        if h.finding.rule.gate == Gate::Scheduling && passed_scheduling {
+        if h.finding.rule.gate == Gate::Scheduling
+            && passed_scheduling
+            && !(h.finding.rule.category == Category::DevicePlugin
+                && matches!(
+                    h.signal.source,
+                    Some(SignalSource::Log | SignalSource::Text) | None
+                ))
+        {
             return false;
         }
         // The autoscaler's NotTriggerScaleUp repeats node-group reasons; the scheduler's own text decides.

@@ -486,6 +486,24 @@ trainer-0   0/1     Pending   0          5m
     }
 
     #[test]
+    fn a_device_plugin_log_beside_a_placed_pod_still_explains_it() {
+        // k8s-device-plugin #55: the plugin's log, then `describe` of a plugin Pod cut off after its node.
+        let log = "2018/06/06 12:40:16 Could not register device plugin: context deadline exceeded
+2018/06/06 12:40:16 Could not contact Kubelet, retrying. Did you enable the device plugin feature gate?
+";
+        let describe = "Name:           nvidia-device-plugin-daemonset-2jqgk
+Namespace:      nvidia
+Node:           node02/192.168.5.102
+Start Time:     Wed, 06 Jun 2018 22:59:32 +0900
+";
+        let d = verdict(&format!("{log}{describe}"));
+        assert_eq!(d.primary, crate::rules::Category::DevicePlugin);
+        assert_eq!(d.causes[0].rule.as_deref(), Some("GW127"));
+        // Without the log the cut-off describe shows no state.
+        assert_eq!(verdict(describe).primary, crate::rules::Category::Unknown);
+    }
+
+    #[test]
     fn a_failing_plugin_or_driver_pod_is_the_device_plugin_and_a_waiting_one_is_not() {
         // gpu-operator #369: `oc get po -A`, single-spaced, with `Init: CrashLoopBackOff` typed with a space.
         let paste = "NAMESPACE NAME READY STATUS RESTARTS AGE
