@@ -1125,6 +1125,36 @@ pub static RULES: &[Rule] = &[
         near_miss: "INFO[0000] Attempting to validate a pre-installed driver on the host",
     },
     Rule {
+        id: "GW143",
+        name: "gke-driver-installer-failed",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "GKE's nvidia-driver-installer Pod log (its init container)",
+        pattern: r"\bfailed to verify GPU driver installation\b",
+        summary: "the GKE driver installer installed the NVIDIA driver but the driver does not work, so the node's GPUs advertise nothing",
+        explanation: doc!(
+            "On GKE, the `nvidia-driver-installer` DaemonSet (COS or Ubuntu) downloads and loads the NVIDIA driver, then runs `nvidia-smi` to check it. The check failed, so the installer exits and restarts; until it passes, the device plugin finds no GPU and the node advertises none.",
+            "The driver version does not support the node's GPU or kernel (a driver too old for the GPU model, a node image too new for the driver), or the installer manifest does not match the node image.",
+            "Use the installer manifest for the node image (or GKE's automatic driver installation, `gpu-driver-version=default|latest`) and read the installer's log for the `nvidia-smi` error.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl logs -n kube-system -l k8s-app=nvidia-driver-installer -c nvidia-driver-installer --tail=100",
+                place: Cluster,
+                why: "read the installer's log above the failed check",
+            },
+            Next {
+                command: "kubectl get nodes -L cloud.google.com/gke-accelerator,cloud.google.com/gke-gpu-driver-version",
+                place: Cluster,
+                why: "see which GPU and driver version each node asks for",
+            },
+        ],
+        fix: None,
+        example: "2022-05-20 06:14:58.902 EDTfailed to verify GPU driver installation: failed to verify GPU driver installation: exit status 255",
+        example_source: "https://github.com/GoogleCloudPlatform/container-engine-accelerators/issues/237",
+        near_miss: "Verifying archive integrity... OK",
+    },
+    Rule {
         id: "GW201",
         name: "runtimeclass-not-found",
         category: C::RuntimeclassNotFound,
