@@ -2267,7 +2267,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "container log (GPU Operator validator, workload)",
-        pattern: r#"exec: \\?"nvidia-smi\\?": executable file not found|failed to run command '?nvidia-smi'?: No such file or directory|\bnvidia-smi: command not found"#,
+        pattern: r#"exec: \\?"nvidia-smi\\?": executable file not found|failed to run command '?nvidia-smi'?: No such file or directory|\bnvidia-smi: (?:command )?not found"#,
         summary: "nvidia-smi is not in the container: the NVIDIA runtime or hook did not inject the driver utilities",
         explanation: doc!(
             "The container started, but `nvidia-smi`, which the NVIDIA Container Toolkit mounts from the host driver, is not there.",
