@@ -1639,6 +1639,29 @@ pub static RULES: &[Rule] = &[
         near_miss: "    resources:\n      limits:\n        nvidia.com/gpu: \"1\"\n      requests:",
     },
     Rule {
+        id: "GW220",
+        name: "chart-gpu-count-over-max",
+        category: C::InvalidSpec,
+        gate: G::Admission,
+        looks_at: "the Helm install or upgrade error (TrueNAS SCALE apps, TrueCharts)",
+        pattern: r"\bexecution error at \([^)\n]*\): (?:(?P<app>[\w .-]+?) - )?Max\[(?P<max>\d+)\] GPUs allowed",
+        summary: "the app's chart refuses its GPU setting (at most {max} GPU allowed), so Helm installs nothing and no Pod is made",
+        explanation: doc!(
+            "The chart's template checked the GPU selection and failed the install (`execution error at (…)`); Helm sent nothing to the apiserver, so no Pod exists to schedule.",
+            "The app's GPU setting asks for more GPUs than the chart allows per container: several GPU entries (one per detected card or vendor) were filled in, a value other than 0 or 1 was typed, or the chart's version counts the selection wrongly.",
+            "Set the GPU count to at most the allowed number (select one GPU), then install or update the app again.",
+        ),
+        next: &[Next {
+            command: "kubectl get secrets -A -l owner=helm | grep -i {app}",
+            place: Cluster,
+            why: "find the app's Helm release; `helm get values` on it shows the GPU values it was given (on TrueNAS, the app's GPU settings)",
+        }],
+        fix: None,
+        example: "(EFAULT Failed to install chart release: Error: INSTALLATION FAILED: execution error at (tarr/templates/common.yaml:4:38): Tdarr - Max[1] GPUs allowed",
+        example_source: "https://github.com/truenas/charts/issues/1196",
+        near_miss: "Error: INSTALLATION FAILED: execution error at (tdarr/templates/common.yaml:1:3): Chart - Values is too large",
+    },
+    Rule {
         id: "GW301",
         name: "gpu-devices-unavailable-at-admission",
         category: C::DevicePlugin,
@@ -2500,6 +2523,38 @@ pub static RULES: &[Rule] = &[
         example: "[hevc_nvenc @ 0x55ca461fa380] Cannot load libnvidia-encode.so.1",
         example_source: "https://github.com/styler00dollar/VSGAN-tensorrt-docker/issues/42",
         near_miss: "I1021 14:45:54.295815 24296 nvc_mount.c:73] mounting /usr/lib32/libnvidia-fbc.so.418.87.01 at /var/lib/docker/overlay2/aa07319ab47a5354f2cd6f442547dc8ff6ac48f3e0ab9c5ba6bb632cdf9aa2f4/merged/usr/lib/i386-linux-gnu/libnvidia-fbc.so.418.87.01",
+    },
+    Rule {
+        id: "GW424",
+        name: "toolkit-cannot-reach-containerd",
+        category: C::HandlerMissing,
+        gate: G::Runtime,
+        looks_at: "the GPU Operator's nvidia-container-toolkit Pod log",
+        pattern: r"\bError signaling containerd, attempt \d+/\d+: unable to dial: dial unix (?P<socket>\S+?):|\bunable to (?:restart|signal) containerd: unable to (?:signal containerd: unable to )?dial: dial unix (?P<socket_alt>\S+?):|\bunable to load containerd config: failed to load config: failed to run command chroot \[/host containerd config dump\]",
+        summary: "the GPU Operator's toolkit cannot reach the node's containerd (at {socket|its default socket or binary}), so containerd never gets the nvidia runtime",
+        explanation: doc!(
+            "The toolkit container adds the `nvidia` runtime to containerd's configuration and then signals containerd to reload it. It could not find containerd where it looked (the socket at `{socket|/run/containerd/containerd.sock}`, or the `containerd` binary for `containerd config dump`), so it exits and retries; containerd keeps no `nvidia` runtime, the validators wait, and GPU Pods either wait for a device plugin or fail with `no runtime for \"nvidia\" is configured`.",
+            "The node runs containerd at non-default paths: RKE2 and K3s use `/run/k3s/containerd/containerd.sock` and their own `config.toml`, MicroK8s uses `/var/snap/microk8s/common/run/containerd.sock`, and on some distributions `containerd` is not on the host's `PATH`.",
+            "Point the toolkit at the node's containerd with `CONTAINERD_SOCKET` and `CONTAINERD_CONFIG` (ClusterPolicy `toolkit.env`, or the Helm values), then let the toolkit Pod restart.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl logs -n {namespace} -l app=nvidia-container-toolkit-daemonset --all-containers --tail=50",
+                place: Cluster,
+                why: "read where the toolkit looked for containerd",
+            },
+            Next {
+                command: "ls -l /run/containerd/containerd.sock /run/k3s/containerd/containerd.sock /var/snap/microk8s/common/run/containerd.sock; ps -o args= -C containerd",
+                place: Node,
+                why: "find the socket and config file this node's containerd really uses",
+            },
+        ],
+        fix: Some(
+            "toolkit:\n  env:\n  - name: CONTAINERD_SOCKET\n    value: /run/k3s/containerd/containerd.sock\n  - name: CONTAINERD_CONFIG\n    value: /var/lib/rancher/rke2/agent/etc/containerd/config.toml",
+        ),
+        example: "time=\"2022-09-19T11:52:23Z\" level=warning msg=\"Error signaling containerd, attempt 5/6: unable to dial: dial unix /runtime/sock-dir/containerd.sock: connect: no such file or directory\"",
+        example_source: "https://github.com/NVIDIA/gpu-operator/issues/406",
+        near_miss: "node draining fails & transport: Error while dialing dial unix /var/run/containerd/containerd.sock: connect: connection refused",
     },
     Rule {
         id: "GW501",
