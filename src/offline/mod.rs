@@ -498,7 +498,7 @@ Start Time:     Wed, 06 Jun 2018 22:59:32 +0900
 ";
         let d = verdict(&format!("{log}{describe}"));
         assert_eq!(d.primary, crate::rules::Category::DevicePlugin);
-        assert_eq!(d.causes[0].rule.as_deref(), Some("GW127"));
+        assert_eq!(d.causes[0].rule, Some("GW127"));
         // Without the log the cut-off describe shows no state.
         assert_eq!(verdict(describe).primary, crate::rules::Category::Unknown);
     }
