@@ -52,7 +52,9 @@ const CONTAINERD_RUNTIMES: Next = Next {
 /// also names why the container fails (a mount, a library) names the cause; a sharing scheduler's "not
 /// enough" (GW119) yields to its own "the node has no devices registered" (GW120); the GPU Operator's validator
 /// looping on the driver (GW142) yields to what stops the driver or the runtime (GW140, GW401).
-pub static CATCH_ALL: &[&str] = &["GW119", "GW124", "GW142", "GW210", "GW216", "GW505"];
+pub static CATCH_ALL: &[&str] = &[
+    "GW119", "GW124", "GW142", "GW144", "GW210", "GW216", "GW505",
+];
 
 /// Rules that read the reporter's own words (or the manifests they pasted) in a ticket, not a component's
 /// message. A record that matches one of them and a message rule gives both: the words say what the message
@@ -1153,6 +1155,29 @@ pub static RULES: &[Rule] = &[
         example: "2022-05-20 06:14:58.902 EDTfailed to verify GPU driver installation: failed to verify GPU driver installation: exit status 255",
         example_source: "https://github.com/GoogleCloudPlatform/container-engine-accelerators/issues/237",
         near_miss: "Verifying archive integrity... OK",
+    },
+    Rule {
+        id: "GW144",
+        name: "device-plugin-panicked",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "a device plugin Pod's log (a Go panic and its stack)",
+        pattern: r"(?:\bpanic: (?P<inner>[^\n]{1,300}?)\s+)?\bgoroutine \d+ \[running\]:\s+(?:\S+\s+){0,12}?\S*(?:device-?plugin|GetDevices\(|ListAndWatch\()",
+        summary: "the device plugin crashed ({inner|a Go panic in its code}), so until it runs its node advertises no GPU",
+        explanation: doc!(
+            "The device plugin's process panicked: the Go runtime printed `panic:` and the stack of the plugin's code, and the container exited. The kubelet restarts it (CrashLoopBackOff); while it is down the node advertises none of its devices, so GPU Pods stay Pending or are rejected at admission.",
+            "A bug in the plugin on this node's devices, or a device or driver query the plugin did not expect to fail (NVML `Unknown Error`, a card with fewer functions than configured).",
+            "Read the panic's first line and the plugin's log just above it, fix the device or configuration it names, or run a plugin version that handles it; then restart the plugin Pod.",
+        ),
+        next: &[Next {
+            command: "kubectl get pods -A -o wide | grep -i -e device-plugin -e gpu-plugin",
+            place: Cluster,
+            why: "find the crashing plugin Pod; `kubectl logs --previous` on it shows the panic",
+        }],
+        fix: None,
+        example: "panic: runtime error: index out of range [1] with length 1\n\ngoroutine 5 [running]:\nmain.GetDevices()\n        /root/yuzhang/upgrade/k8s-fpga-device-plugin-1/fpga.go:219 +0x18c5",
+        example_source: "https://github.com/Xilinx/FPGA_as_a_Service/issues/39",
+        near_miss: "E0717 12:50:24.726856   25815 runtime.go:66] Observed a panic: \"index out of range\" (runtime error: index out of range)",
     },
     Rule {
         id: "GW201",
