@@ -268,6 +268,22 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
                     )],
                     gaps,
                 );
+            } else if ev.pod.as_ref().is_some_and(|p| p.name.is_some())
+                && ev.target.name.as_deref().is_some_and(is_gpu_stack)
+            {
+                // A described or dumped Pod of the GPU stack, not a row of a listing beside the Pods it serves.
+                return unknown(
+                    ev,
+                    Gate::Unknown,
+                    "this Pod of the GPU stack runs; the input does not show the GPU Pod that does not start, or what stops it".into(),
+                    vec![],
+                    vec![ctx.step(
+                        "kubectl get pods -A -o wide --field-selector=status.phase!=Running,status.phase!=Succeeded",
+                        Where::Cluster,
+                        "find the Pods that do not run, then describe the GPU Pod among them",
+                    )],
+                    gaps,
+                );
             }
             return Diagnosis {
                 schema: SCHEMA,
@@ -573,6 +589,29 @@ fn is_plugin_or_driver(names: &str) -> bool {
             .any(|v| names.contains(v))
         && !names.contains("validator")
         && !names.contains("validation")
+}
+
+/// Whether a Pod's name says it belongs to the GPU stack (operator, driver, toolkit, device plugin, feature
+/// discovery, validators, exporters) rather than being a workload that asks for a GPU.
+fn is_gpu_stack(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    is_plugin_or_driver(&name)
+        || [
+            "gpu-operator",
+            "nvidia-container-toolkit",
+            "nvidia-operator-validator",
+            "nvidia-cuda-validator",
+            "nvidia-device-plugin",
+            "gpu-feature-discovery",
+            "nvidia-dcgm",
+            "dcgm-exporter",
+            "nvidia-mig-manager",
+            "node-feature-discovery",
+            "nfd-worker",
+            "nfd-master",
+        ]
+        .iter()
+        .any(|w| name.contains(w))
 }
 
 /// A Pod of the GPU stack that fails (Error, Init:CrashLoopBackOff) with no rule to say why is still the

@@ -504,6 +504,26 @@ Start Time:     Wed, 06 Jun 2018 22:59:32 +0900
     }
 
     #[test]
+    fn a_running_gpu_stack_pod_is_not_the_gpu_pod() {
+        // k3s #4070: `describe` of a device plugin Pod that runs; the GPU Pod that does not start is not shown.
+        let plugin = "Name:                 nvidia-device-plugin-daemonset-zhv25
+Namespace:            kube-system
+Node:                 vdrd/10.18.0.208
+Status:               Running
+Containers:
+  nvidia-device-plugin-ctr:
+    State:          Running
+      Started:      Thu, 23 Sep 2021 13:57:59 -0500
+    Ready:          True
+    Restart Count:  0
+";
+        assert_eq!(verdict(plugin).primary, crate::rules::Category::Unknown);
+        // The same state for a workload Pod: nothing blocks it.
+        let workload = plugin.replace("nvidia-device-plugin-daemonset-zhv25", "cuda-vectoradd");
+        assert_eq!(verdict(&workload).primary, crate::rules::Category::None);
+    }
+
+    #[test]
     fn a_failing_plugin_or_driver_pod_is_the_device_plugin_and_a_waiting_one_is_not() {
         // gpu-operator #369: `oc get po -A`, single-spaced, with `Init: CrashLoopBackOff` typed with a space.
         let paste = "NAMESPACE NAME READY STATUS RESTARTS AGE
