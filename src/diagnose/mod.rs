@@ -1400,7 +1400,11 @@ fn pick_primary(causes: &[Cause], gpu_selector: bool) -> usize {
         return *late
             .iter()
             .min_by_key(|&&i| {
+                // A crash loop whose cause is inside the component says less than any message that names one.
+                let unexplained_crash =
+                    causes[i].rule == Some("GW505") && causes[i].category == Category::Unknown;
                 (
+                    unexplained_crash,
                     causes[i].category == Category::Other,
                     category_rank(causes[i].category),
                     is_fallback(&causes[i]),
