@@ -175,7 +175,7 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
     hits.retain(|h| {
         if h.finding.rule.gate == Gate::Scheduling
             && passed_scheduling
-            && !(h.finding.rule.category == Category::DevicePlugin
+            && !(crate::rules::reads_component_log(h.finding.rule.id)
                 && matches!(
                     h.signal.source,
                     Some(SignalSource::Log | SignalSource::Text) | None
@@ -278,7 +278,7 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
                     "this Pod of the GPU stack runs; the input does not show the GPU Pod that does not start, or what stops it".into(),
                     vec![],
                     vec![ctx.step(
-                        "kubectl get pods -A -o wide --field-selector=status.phase!=Running,status.phase!=Succeeded",
+                        "kubectl get pods -A -o wide | grep -v -E 'Running|Completed'",
                         Where::Cluster,
                         "find the Pods that do not run, then describe the GPU Pod among them",
                     )],

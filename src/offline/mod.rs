@@ -501,6 +501,24 @@ Start Time:     Wed, 06 Jun 2018 22:59:32 +0900
         assert_eq!(d.causes[0].rule, Some("GW127"));
         // Without the log the cut-off describe shows no state.
         assert_eq!(verdict(describe).primary, crate::rules::Category::Unknown);
+        // The scheduler's word beside a Pod that has a node and runs is stale, even when its category is the
+        // device plugin's (HAMi #1527: `2 node unregistered`).
+        let scheduler = "**What happened**:Warning  FailedScheduling  67s   hami-scheduler  0/4 nodes are available: 1 NodeUnfitPod, 1 node(s) had untolerated taint {node.kubernetes.io/unreachable: }, 2 node unregistered. preemption: 0/4 nodes are available: 1 Preemption is not helpful for scheduling, 3 No preemption victims found for incoming pod..
+";
+        let running = "Name:         gpu-pod
+Namespace:    default
+Node:         node02/192.168.5.102
+Status:       Running
+Containers:
+  cuda:
+    State:          Running
+      Started:      Thu, 23 Sep 2021 13:57:59 -0500
+    Ready:          True
+";
+        assert_eq!(
+            verdict(&format!("{scheduler}\n{running}")).primary,
+            crate::rules::Category::None
+        );
     }
 
     #[test]

@@ -24,6 +24,11 @@ pub fn is_hearsay(id: &str) -> bool {
     table::HEARSAY.contains(&id)
 }
 
+/// Whether a rule reads a GPU-stack component's own log, not the scheduler's word about the Pod.
+pub fn reads_component_log(id: &str) -> bool {
+    table::COMPONENT_LOG.contains(&id)
+}
+
 /// The fixed category ids of DESIGN §2.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -501,6 +506,19 @@ mod tests {
             capture_regex(r.pattern).unwrap_or_else(|e| panic!("{}: {e}", r.id));
         }
         let _ = &*COMPILED;
+    }
+
+    #[test]
+    fn component_log_rules_explain_a_node_at_scheduling() {
+        for id in table::COMPONENT_LOG {
+            let r = RULES
+                .iter()
+                .find(|r| r.id == *id)
+                .unwrap_or_else(|| panic!("{id}"));
+            assert_eq!(r.category, Category::DevicePlugin, "{id}");
+            assert_eq!(r.gate, Gate::Scheduling, "{id}");
+            assert!(r.looks_at.contains("log"), "{id}: {}", r.looks_at);
+        }
     }
 
     #[test]

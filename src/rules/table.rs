@@ -61,6 +61,15 @@ pub static CATCH_ALL: &[&str] = &[
 /// cannot (whose GPUs are taken, that the node advertises none), and the diagnosis weighs them.
 pub static HEARSAY: &[&str] = &["GW131", "GW132", "GW137", "GW138", "GW603"];
 
+/// Rules that read a GPU-stack component's own log (the device plugin, the driver container, the validator,
+/// GKE's installer). They explain why a node advertises no GPU, which shows at scheduling, but they are not
+/// the scheduler's word about the Pod: a Pod that already has a node keeps them (the plugin's own Pod, described
+/// beside its log), where a FailedScheduling message beside it is stale.
+pub static COMPONENT_LOG: &[&str] = &[
+    "GW122", "GW123", "GW124", "GW127", "GW128", "GW133", "GW139", "GW140", "GW142", "GW143",
+    "GW144",
+];
+
 pub static RULES: &[Rule] = &[
     Rule {
         id: "GW101",
@@ -1154,7 +1163,7 @@ pub static RULES: &[Rule] = &[
         fix: None,
         example: "2022-05-20 06:14:58.902 EDTfailed to verify GPU driver installation: failed to verify GPU driver installation: exit status 255",
         example_source: "https://github.com/GoogleCloudPlatform/container-engine-accelerators/issues/237",
-        near_miss: "Verifying archive integrity... OK",
+        near_miss: "Verifying GPU driver installation",
     },
     Rule {
         id: "GW144",
@@ -1162,8 +1171,8 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "a device plugin Pod's log (a Go panic and its stack)",
-        pattern: r"(?:\bpanic: (?P<inner>[^\n]{1,300}?)\s+)?\bgoroutine \d+ \[running\]:\s+(?:\S+\s+){0,12}?\S*(?:device-?plugin|GetDevices\(|ListAndWatch\()",
-        summary: "the device plugin crashed ({inner|a Go panic in its code}), so until it runs its node advertises no GPU",
+        pattern: r"\bgoroutine \d+ \[running\]:\s+(?:\S+\s+){0,12}?\S*(?:device-?plugin|GetDevices\(|ListAndWatch\()",
+        summary: "the device plugin crashed with a Go panic, so until it runs its node advertises no GPU",
         explanation: doc!(
             "The device plugin's process panicked: the Go runtime printed `panic:` and the stack of the plugin's code, and the container exited. The kubelet restarts it (CrashLoopBackOff); while it is down the node advertises none of its devices, so GPU Pods stay Pending or are rejected at admission.",
             "A bug in the plugin on this node's devices, or a device or driver query the plugin did not expect to fail (NVML `Unknown Error`, a card with fewer functions than configured).",
@@ -1775,12 +1784,12 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::DeviceAdmission,
         looks_at: "UnexpectedAdmissionError event, Pod status.message",
-        pattern: r#"invalid allocation request for "(?P<resource>[^"]+)"|failed to get allocate response|maximum request size for shared resources is 1|\bNvidia node mismatch for pod \S+, pick up:|\bfailed to find predicate idx for pod\b"#,
+        pattern: r#"invalid allocation request for "(?P<resource>[^"]+)"|failed to get allocate response|maximum request size for shared resources is 1|\bNvidia node mismatch for pod \S+, pick up:|\bfailed to find predicate idx for pod\b|\bcandidate pod not found for request\b"#,
         summary: "the device plugin's Allocate call failed for {resource|the GPU}",
         explanation: doc!(
             "The device plugin returned an error from `Allocate`.",
-            "An unknown device id (stale checkpoint), a shared (time-sliced) resource requested more than once per container with `failRequestsGreaterThanOne`, the vCUDA gpu-manager picking another GPU than its scheduler extender (gpu-admission) predicated (`Nvidia node mismatch`), or a plugin bug.",
-            "Read the device plugin's log on the node; request 1 shared GPU per container.",
+            "An unknown device id (stale checkpoint), a shared (time-sliced) resource requested more than once per container with `failRequestsGreaterThanOne`, the vCUDA gpu-manager picking another GPU than its scheduler extender (gpu-admission) predicated (`Nvidia node mismatch`) or finding no gpu-admission annotation on the Pod (`failed to find predicate idx`, `candidate pod not found`: the Pod did not pass through gpu-admission), or a plugin bug.",
+            "Read the device plugin's log on the node. For a time-sliced resource, request 1 per container; for vCUDA (`tencent.com/vcuda-*`), schedule the Pod through gpu-admission (the scheduler extender) and delete the failed Pod.",
         ),
         next: &[Next {
             command: "kubectl get pods -A -o wide --field-selector spec.nodeName={node} | grep -i -E 'device-plugin|gpu'",
@@ -2450,10 +2459,10 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "container log, Failed event, container status message",
-        pattern: r"(?P<library>lib(?:cuda|nvidia-[a-z0-9-]+)\.so[.0-9]*):(?: cannot open shared object file| file too short|\x22)|initialize NVML: ERROR_LIBRARY_NOT_FOUND|\b(?:can't find library|cannot load) (?P<library_alt>libcuda\.so(?:\.[0-9]+)*)",
-        summary: "the container cannot load {library|libnvidia-ml.so.1}: the NVIDIA runtime did not put the driver's libraries into it",
+        pattern: r"(?P<library>lib(?:cuda|nvidia-[a-z0-9-]+)\.so[.0-9]*):(?: cannot open shared object file| file too short|\x22)|initialize NVML: ERROR_LIBRARY_NOT_FOUND|\b(?:can't find library|cannot load) (?P<library_alt>libcuda\.so(?:\.[0-9]+)*)|\bFound no NVIDIA driver on your system\b",
+        summary: "the container cannot load {library|the NVIDIA driver's libraries}: the NVIDIA runtime did not put them into it",
         explanation: doc!(
-            "The container started, but the program in it cannot load the NVIDIA driver's user-space library: it is not in the container, or only an empty placeholder is (`file too short`). The image does not ship it; the NVIDIA runtime or hook mounts it from the host when the container is created with the GPU.",
+            "The container started, but the program in it cannot load the NVIDIA driver's user-space library: it is not in the container, or only an empty placeholder is (`file too short`). PyTorch says `Found no NVIDIA driver on your system` when it cannot load `libcuda.so.1`. The image does not ship it; the NVIDIA runtime or hook mounts it from the host when the container is created with the GPU.",
             "The Pod runs without the NVIDIA runtime (no `runtimeClassName: nvidia` and `nvidia` is not containerd's default runtime), the device plugin handed out no GPU (NVIDIA_VISIBLE_DEVICES empty or `void`), or the driver libraries live where the toolkit does not look (a driver container, `/run/nvidia/driver`).",
             "Run the Pod with the NVIDIA runtime (RuntimeClass or default runtime) and a GPU request, and check the toolkit's configuration on the node.",
         ),
@@ -2480,10 +2489,10 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "container log (CUDA program, GPU Operator cuda-validation)",
-        pattern: r"no CUDA-capable device is detected|\bcuInit failed: ?100\b|\bFound no NVIDIA driver on your system\b",
+        pattern: r"no CUDA-capable device is detected|\bcuInit failed: ?100\b",
         summary: "the container's CUDA finds no GPU: the runtime did not put the GPU's device nodes into it",
         explanation: doc!(
-            "The container starts and its CUDA program finds no device (PyTorch says `Found no NVIDIA driver on your system`). The Pod was meant to get a GPU, but the container holds no usable `/dev/nvidia*` device.",
+            "The container starts and its CUDA program finds no device. The Pod was meant to get a GPU, but the container holds no usable `/dev/nvidia*` device.",
             "The container did not run under the NVIDIA runtime or hook (no RuntimeClass, or the runtime's default is runc), `NVIDIA_VISIBLE_DEVICES` is `void` or empty, the CDI spec names no device, or the driver on the node does not see the GPU.",
             "Run the Pod with the NVIDIA RuntimeClass (or make `nvidia` the runtime's default), check that the device plugin handed it a device, and check `nvidia-smi` on the node.",
         ),
@@ -2536,37 +2545,37 @@ pub static RULES: &[Rule] = &[
         summary: "the container has the GPU for compute but not {library|the NVIDIA video libraries}: its NVIDIA driver capabilities leave out `video`",
         explanation: doc!(
             "The container got the GPU, but FFmpeg cannot load the driver's decoder or encoder library (`libnvcuvid.so.1`, `libnvidia-encode.so.1`). The NVIDIA runtime mounts only the libraries for the capabilities the container asks for, and the default is `compute,utility`; these two belong to `video`.",
-            "The image does not set `NVIDIA_DRIVER_CAPABILITIES` (or sets it without `video`), and neither does the Pod.",
+            "The image does not set `NVIDIA_DRIVER_CAPABILITIES` (or sets it without `video`), and neither does the Pod. Where the host's driver has no such library (WSL's driver, for one), no capability brings it in.",
             "Set `NVIDIA_DRIVER_CAPABILITIES=compute,video,utility` (or `all`) in the container's environment and recreate the Pod.",
         ),
         next: &[Next {
-            command: "kubectl exec {pod} -n {namespace} -- sh -c 'env | grep NVIDIA_; ls /usr/lib/x86_64-linux-gnu | grep -e nvcuvid -e nvidia-encode'",
+            command: "kubectl exec {pod} -n {namespace} -- sh -c 'env | grep NVIDIA_; ls /usr/lib/x86_64-linux-gnu /usr/lib64 2>/dev/null | grep -e nvcuvid -e nvidia-encode'",
             place: Cluster,
             why: "see which driver capabilities the container asked for and whether the video libraries are in it",
         }],
         fix: Some("env:\n- name: NVIDIA_DRIVER_CAPABILITIES\n  value: compute,video,utility"),
         example: "[hevc_nvenc @ 0x55ca461fa380] Cannot load libnvidia-encode.so.1",
         example_source: "https://github.com/styler00dollar/VSGAN-tensorrt-docker/issues/42",
-        near_miss: "I1021 14:45:54.295815 24296 nvc_mount.c:73] mounting /usr/lib32/libnvidia-fbc.so.418.87.01 at /var/lib/docker/overlay2/aa07319ab47a5354f2cd6f442547dc8ff6ac48f3e0ab9c5ba6bb632cdf9aa2f4/merged/usr/lib/i386-linux-gnu/libnvidia-fbc.so.418.87.01",
+        near_miss: "libnvidia-encode.so library is not being injected into gpu docker containers",
     },
     Rule {
         id: "GW424",
-        name: "toolkit-cannot-reach-containerd",
+        name: "toolkit-finds-no-containerd-socket",
         category: C::HandlerMissing,
         gate: G::Runtime,
         looks_at: "the GPU Operator's nvidia-container-toolkit Pod log",
-        pattern: r"\bError signaling containerd, attempt \d+/\d+: unable to dial: dial unix (?P<socket>\S+?):|\bunable to (?:restart|signal) containerd: unable to (?:signal containerd: unable to )?dial: dial unix (?P<socket_alt>\S+?):|\bunable to load containerd config: failed to load config: failed to run command chroot \[/host containerd config dump\]",
-        summary: "the GPU Operator's toolkit cannot reach the node's containerd (at {socket|its default socket or binary}), so containerd never gets the nvidia runtime",
+        pattern: r"\bError signaling containerd, attempt \d+/\d+: unable to dial: dial unix \S+?: connect: no such file or directory|\bunable to (?:restart|signal) containerd: unable to (?:signal containerd: unable to )?dial: dial unix \S+?: connect: no such file or directory",
+        summary: "the GPU Operator's toolkit finds no containerd socket where it looks, so containerd never gets the nvidia runtime",
         explanation: doc!(
-            "The toolkit container adds the `nvidia` runtime to containerd's configuration and then signals containerd to reload it. It could not find containerd where it looked (the socket at `{socket|/run/containerd/containerd.sock}`, or the `containerd` binary for `containerd config dump`), so it exits and retries; containerd keeps no `nvidia` runtime, the validators wait, and GPU Pods either wait for a device plugin or fail with `no runtime for \"nvidia\" is configured`.",
-            "The node runs containerd at non-default paths: RKE2 and K3s use `/run/k3s/containerd/containerd.sock` and their own `config.toml`, MicroK8s uses `/var/snap/microk8s/common/run/containerd.sock`, and on some distributions `containerd` is not on the host's `PATH`.",
+            "The toolkit container adds the `nvidia` runtime to containerd's configuration and then signals containerd to reload it, through the host's socket mounted into the container (at `/runtime/sock-dir`). No socket was there, so it exits and retries; containerd keeps no `nvidia` runtime, the validators wait, and GPU Pods either wait for a device plugin or fail with `no runtime for \"nvidia\" is configured`.",
+            "The node runs containerd at non-default paths: RKE2 and K3s use `/run/k3s/containerd/containerd.sock` and their own `config.toml`, MicroK8s uses `/var/snap/microk8s/common/run/containerd.sock`.",
             "Point the toolkit at the node's containerd with `CONTAINERD_SOCKET` and `CONTAINERD_CONFIG` (ClusterPolicy `toolkit.env`, or the Helm values), then let the toolkit Pod restart.",
         ),
         next: &[
             Next {
                 command: "kubectl logs -n {namespace} -l app=nvidia-container-toolkit-daemonset --all-containers --tail=50",
                 place: Cluster,
-                why: "read where the toolkit looked for containerd",
+                why: "read the toolkit's attempts to reach containerd",
             },
             Next {
                 command: "ls -l /run/containerd/containerd.sock /run/k3s/containerd/containerd.sock /var/snap/microk8s/common/run/containerd.sock; ps -o args= -C containerd",
@@ -2580,6 +2589,29 @@ pub static RULES: &[Rule] = &[
         example: "time=\"2022-09-19T11:52:23Z\" level=warning msg=\"Error signaling containerd, attempt 5/6: unable to dial: dial unix /runtime/sock-dir/containerd.sock: connect: no such file or directory\"",
         example_source: "https://github.com/NVIDIA/gpu-operator/issues/406",
         near_miss: "node draining fails & transport: Error while dialing dial unix /var/run/containerd/containerd.sock: connect: connection refused",
+    },
+    Rule {
+        id: "GW425",
+        name: "toolkit-finds-no-containerd-binary",
+        category: C::HandlerMissing,
+        gate: G::Runtime,
+        looks_at: "the GPU Operator's nvidia-container-toolkit Pod log",
+        pattern: r"\bunable to load containerd config: failed to load config: failed to run command chroot \[/host containerd config dump\]: exit status 127",
+        summary: "the GPU Operator's toolkit cannot run `containerd config dump` on the host (no `containerd` on its PATH), so containerd never gets the nvidia runtime",
+        explanation: doc!(
+            "The toolkit reads the host's containerd configuration by running `containerd config dump` in the host's root (`chroot /host`). The shell found no `containerd` there (exit status 127), so the toolkit exits before it adds the `nvidia` runtime; the validators wait and GPU Pods never get the runtime.",
+            "NVIDIA Container Toolkit v1.17.0 (GPU Operator v24.9.0) reads the configuration this way; on RKE2 and K3s the `containerd` binary ships inside the distribution's data directory and is not on the host's `PATH`. Setting `CONTAINERD_CONFIG` and `CONTAINERD_SOCKET` alone does not avoid it.",
+            "Use toolkit v1.17.1 or later (Helm `toolkit.version`), which falls back to the configuration file, or tell the toolkit to read the file (`RUNTIME_CONFIG_SOURCE=file=…`).",
+        ),
+        next: &[Next {
+            command: "kubectl get daemonset nvidia-container-toolkit-daemonset -n {namespace} -o jsonpath='{.spec.template.spec.containers[0].image}'",
+            place: Cluster,
+            why: "see which toolkit version the Operator runs",
+        }],
+        fix: None,
+        example: "level=error msg=\"error running nvidia-toolkit: unable to determine runtime options: unable to load containerd config: failed to load config: failed to run command chroot [/host containerd config dump]: exit status 127\"",
+        example_source: "https://github.com/NVIDIA/gpu-operator/issues/1099",
+        near_miss: "time=\"2023-05-04T04:43:13Z\" level=error msg=\"error running nvidia-toolkit: unable to setup runtime: error running containerd command: exit status 1\"",
     },
     Rule {
         id: "GW501",
