@@ -2614,6 +2614,36 @@ pub static RULES: &[Rule] = &[
         near_miss: "time=\"2023-05-04T04:43:13Z\" level=error msg=\"error running nvidia-toolkit: unable to setup runtime: error running containerd command: exit status 1\"",
     },
     Rule {
+        id: "GW426",
+        name: "kata-vfio-port-not-set",
+        category: C::RuntimeHook,
+        gate: G::Runtime,
+        looks_at: "Failed event (CreateContainer failed), the Kata shim's log in containerd's journal",
+        pattern: r"\bcold_plug_vfio= or hot_plug_vfio= port is not set\b(?: for device (?P<device>[0-9a-f:.]+))?|\bCreateContainer failed: cold_plug_vfio=",
+        summary: "the Kata runtime cannot pass the GPU ({device|its PCI device}) into the Pod's VM: its configuration sets no PCIe port for VFIO devices",
+        explanation: doc!(
+            "Under Kata Containers the GPU is passed into the Pod's VM through VFIO. The Kata runtime found the device, but its configuration does not say where to attach it (`cold_plug_vfio` or `hot_plug_vfio` is `no-port`), so container creation fails and the kubelet retries.",
+            "The RuntimeClass points at a Kata configuration meant for Pods without devices (the default QEMU or Cloud Hypervisor one), or the GPU-enabled configuration was edited without a VFIO port.",
+            "Use the GPU-enabled Kata RuntimeClass (the GPU Operator's `kata-qemu-nvidia-gpu`, or a QEMU configuration with `cold_plug_vfio = \"root-port\"`), then recreate the Pod.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get pod {pod} -n {namespace} -o jsonpath='{.spec.runtimeClassName}'",
+                place: Cluster,
+                why: "see which Kata RuntimeClass the Pod runs under",
+            },
+            Next {
+                command: "grep -rE '^(cold|hot)_plug_vfio' /opt/kata/share/defaults/kata-containers/ /etc/kata-containers/ 2>/dev/null",
+                place: Node,
+                why: "see the VFIO port each Kata configuration sets",
+            },
+        ],
+        fix: None,
+        example: "  Warning  Failed          50s (x12 over 2m56s)  kubelet            Error: CreateContainer failed: cold_plug_vfio= or",
+        example_source: "https://github.com/kata-containers/kata-containers/issues/8793 (the event as pasted, cut off; Kata's full text is `cold_plug_vfio= or hot_plug_vfio= port is not set for device %s (BridgePort | RootPort | SwitchPort)`)",
+        near_miss: "qemu-system-x86_64: IOMMU_IOAS_MAP failed: Bad address, PCI BAR?",
+    },
+    Rule {
         id: "GW501",
         name: "image-pull-failed",
         category: C::Other,
