@@ -1406,6 +1406,8 @@ fn pick_primary(causes: &[Cause], gpu_selector: bool) -> usize {
                 (
                     unexplained_crash,
                     causes[i].category == Category::Other,
+                    // The runtime's bare "OCI runtime create failed" yields to a GPU cause that says why.
+                    is_fallback(&causes[i]) == 2,
                     category_rank(causes[i].category),
                     is_fallback(&causes[i]),
                     4 - gate_rank(causes[i].gate),
