@@ -53,7 +53,7 @@ const CONTAINERD_RUNTIMES: Next = Next {
 /// enough" (GW119) yields to its own "the node has no devices registered" (GW120); the GPU Operator's validator
 /// looping on the driver (GW142) yields to what stops the driver or the runtime (GW140, GW401).
 pub static CATCH_ALL: &[&str] = &[
-    "GW119", "GW124", "GW142", "GW144", "GW210", "GW216", "GW505",
+    "GW119", "GW124", "GW142", "GW144", "GW210", "GW211", "GW216", "GW505",
 ];
 
 /// Rules that read the reporter's own words (or the manifests they pasted) in a ticket, not a component's
@@ -1694,6 +1694,29 @@ pub static RULES: &[Rule] = &[
         example: "(EFAULT Failed to install chart release: Error: INSTALLATION FAILED: execution error at (tarr/templates/common.yaml:4:38): Tdarr - Max[1] GPUs allowed",
         example_source: "https://github.com/truenas/charts/issues/1196",
         near_miss: "Error: INSTALLATION FAILED: execution error at (tdarr/templates/common.yaml:1:3): Chart - Values is too large",
+    },
+    Rule {
+        id: "GW221",
+        name: "gpu-operator-crd-outdated",
+        category: C::Other,
+        gate: G::Admission,
+        looks_at: "the Helm install or upgrade error for the GPU Operator",
+        pattern: r#"\bunknown field "(?P<field>[^"]+)" in com\.nvidia\.v1\.ClusterPolicy\b|\bClusterPolicy\.nvidia\.com "[^"]*" is invalid: (?P<field_alt>spec\.[\w.]+): Required value"#,
+        summary: "the cluster's ClusterPolicy CRD does not match the GPU Operator chart ({field}): Helm does not upgrade CRDs, so the Operator is not installed",
+        explanation: doc!(
+            "Helm rendered the chart's ClusterPolicy and the apiserver (or kubectl's validation) rejected it against the ClusterPolicy CRD that is in the cluster: the chart sets a field the old CRD does not know, or leaves out one it still requires. The release fails, so the Operator deploys no driver, toolkit or device plugin and the nodes advertise no GPU.",
+            "A CRD from an earlier GPU Operator install stays in the cluster: `helm upgrade` (and a reinstall after `helm uninstall`) does not replace CRDs.",
+            "Apply the CRDs of the chart version being installed (`kubectl apply -f` the chart's `crds/` directory, or the upgrade CRD hook of newer charts), or delete the old `clusterpolicies.nvidia.com` CRD when nothing else uses it, then install again.",
+        ),
+        next: &[Next {
+            command: "kubectl get crd clusterpolicies.nvidia.com -o jsonpath='{.metadata.creationTimestamp} {.metadata.labels}'",
+            place: Cluster,
+            why: "see when the CRD in the cluster was made and by which release",
+        }],
+        fix: None,
+        example: "Error: unable to build kubernetes objects from release manifest: error validating \"\": error validating data: ValidationError(ClusterPolicy.spec.driver): unknown field \"kernelModuleConfig\" in com.nvidia.v1.ClusterPolicy.spec.driver",
+        example_source: "https://github.com/NVIDIA/gpu-operator/issues/342",
+        near_miss: "error: error validating \"job-2.yml\": error validating data: [ValidationError(Job.spec.template.spec): unknown field \"computeResources\" in io.k8s.api.core.v1.PodSpec, ValidationError(Job.spec.template.spec.containers[0]): unknown field \"computeResourceRequests\" in io.k8s.api.core.v1.Container]",
     },
     Rule {
         id: "GW301",
