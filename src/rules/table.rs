@@ -51,7 +51,9 @@ const CONTAINERD_RUNTIMES: Next = Next {
 /// (GW214 names the GPU stack's own webhook); a crash loop (GW124, GW505) is a symptom, and a record that
 /// also names why the container fails (a mount, a library) names the cause; a sharing scheduler's "not
 /// enough" (GW119) yields to its own "the node has no devices registered" (GW120); the GPU Operator's validator
-/// looping on the driver (GW142) yields to what stops the driver or the runtime (GW140, GW401).
+/// looping on the driver (GW142) yields to what stops the driver or the runtime (GW140, GW401); GW211 says only
+/// that an object is invalid (GW221 names the GPU Operator's outdated CRD); a device plugin's panic (GW144)
+/// yields to a message that says what it tripped on.
 pub static CATCH_ALL: &[&str] = &[
     "GW119", "GW124", "GW142", "GW144", "GW210", "GW211", "GW216", "GW505",
 ];
