@@ -2669,6 +2669,36 @@ pub static RULES: &[Rule] = &[
         near_miss: "qemu-system-x86_64: IOMMU_IOAS_MAP failed: Bad address, PCI BAR?",
     },
     Rule {
+        id: "GW427",
+        name: "kata-runtime-binary-missing",
+        category: C::HandlerMissing,
+        gate: G::Runtime,
+        looks_at: "FailedCreatePodSandBox event, `kata-runtime kata-env`",
+        pattern: r"(?P<config>\S*configuration-?[\w.-]*\.toml): file (?P<binary>/\S+) does not exist",
+        summary: "the Kata runtime's configuration {config|} points to {binary}, which is not on the node, so no sandbox can start",
+        explanation: doc!(
+            "The Pod's RuntimeClass names a Kata runtime handler that containerd knows, but the Kata configuration behind it names a hypervisor, kernel or image file that is not installed on the node, so creating the Pod's sandbox (its VM) fails every time.",
+            "The Kata deployment (kata-deploy, the GPU Operator's confidential-containers or sandbox workloads) did not finish installing its artifacts on this node, or the configuration was copied from a node or version with other paths.",
+            "Install the missing artifacts (re-run kata-deploy or the Operator's kata and confidential-containers managers on the node), or point the configuration at the binaries that are installed; then recreate the Pod.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get pod {pod} -n {namespace} -o jsonpath='{.spec.runtimeClassName}'",
+                place: Cluster,
+                why: "see which Kata RuntimeClass the Pod asks for",
+            },
+            Next {
+                command: "ls -l {binary}; kata-runtime kata-env",
+                place: Node,
+                why: "check the file the configuration names and what Kata reports about its setup",
+            },
+        ],
+        fix: None,
+        example: "/usr/share/defaults/kata-containers/configuration-qemu.toml: file /usr/bin/qemu-system-x86_64 does not exist",
+        example_source: "https://github.com/kata-containers/kata-containers/issues/9540",
+        near_miss: "Failed to create pod sandbox: rpc error: code = DeadlineExceeded desc = context deadline exceeded",
+    },
+    Rule {
         id: "GW501",
         name: "image-pull-failed",
         category: C::Other,
