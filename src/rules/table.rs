@@ -2675,7 +2675,7 @@ pub static RULES: &[Rule] = &[
         gate: G::Runtime,
         looks_at: "FailedCreatePodSandBox event, `kata-runtime kata-env`",
         pattern: r"(?P<config>\S*configuration-?[\w.-]*\.toml): file (?P<binary>/\S+) does not exist",
-        summary: "the Kata runtime's configuration {config|} points to {binary}, which is not on the node, so no sandbox can start",
+        summary: "the Kata runtime's configuration {config} points to {binary}, which is not on the node, so no sandbox can start",
         explanation: doc!(
             "The Pod's RuntimeClass names a Kata runtime handler that containerd knows, but the Kata configuration behind it names a hypervisor, kernel or image file that is not installed on the node, so creating the Pod's sandbox (its VM) fails every time.",
             "The Kata deployment (kata-deploy, the GPU Operator's confidential-containers or sandbox workloads) did not finish installing its artifacts on this node, or the configuration was copied from a node or version with other paths.",
