@@ -1512,14 +1512,13 @@ fn scheduling_primary(causes: &[Cause], idx: &[usize], gpu_selector: bool) -> Op
                 k.starts_with("node-role.kubernetes.io/") || k == "CriticalAddonsOnly"
             })
     };
-    // A device plugin that crashes or cannot start explains a GPU shortfall.
+    // A device plugin that crashes, cannot start or finds no GPU (its own log, or a node listing that shows
+    // no GPU advertised) explains a GPU shortfall.
     let gpu_short =
         find(&|c| rule(c, "GW105") && detail(c, "resource").is_some_and(is_gpu_resource));
     let plugin_down = find(&|c| {
-        matches!(
-            c.rule,
-            Some("GW122" | "GW123" | "GW124" | "GW131" | "GW137")
-        )
+        matches!(c.rule, Some("GW131" | "GW135" | "GW136" | "GW137"))
+            || c.rule.is_some_and(crate::rules::reads_component_log)
     });
     if let (Some(_), Some(p)) = (gpu_short, plugin_down) {
         return Some(p);

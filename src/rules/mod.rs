@@ -287,9 +287,16 @@ pub fn first_match(text: &str) -> Option<Match> {
 pub fn read_matches(text: &str) -> Vec<Match> {
     let found = matching(text);
     let hearsay = |i: &usize| is_hearsay(RULES[*i].id);
+    // A general rule yields to a rule that refines it on the same text.
+    let refined = |i: &usize| {
+        table::REFINES.iter().any(|(specific, general)| {
+            *general == RULES[*i].id && found.iter().any(|j| RULES[*j].id == *specific)
+        })
+    };
     let first = found
         .iter()
         .copied()
+        .filter(|i| !refined(i))
         .find(|i| !table::CATCH_ALL.contains(&RULES[*i].id) && !hearsay(i))
         .or_else(|| found.iter().copied().find(|i| !hearsay(i)))
         .or_else(|| found.first().copied());
@@ -498,6 +505,37 @@ mod tests {
         let gpu_denial = by_id("GW212").unwrap().example;
         assert!(all_matches(gpu_denial).iter().any(|r| r.id == "GW210"));
         assert_eq!(first_match(gpu_denial).unwrap().rule.id, "GW212");
+    }
+
+    #[test]
+    fn a_refining_rule_wins_over_the_rule_it_refines() {
+        for (specific, general) in table::REFINES {
+            let r = by_id(specific).unwrap_or_else(|| panic!("{specific} is not in the table"));
+            assert!(by_id(general).is_some(), "{general} is not in the table");
+            let text = crate::classify::normalise(r.example);
+            let ids: Vec<&str> = all_matches(&text).iter().map(|r| r.id).collect();
+            assert!(
+                ids.contains(general),
+                "{specific}'s example does not match {general}: {ids:?}"
+            );
+            let read: Vec<&str> = crate::classify::read(r.example)
+                .findings
+                .iter()
+                .map(|f| f.rule.id)
+                .collect();
+            assert!(read.contains(specific), "{specific}: {read:?}");
+            assert!(!read.contains(general), "{general} did not yield: {read:?}");
+        }
+        // The general rule still explains the text alone.
+        let amd = by_id("GW146").unwrap().near_miss;
+        assert_eq!(
+            crate::classify::read(amd)
+                .findings
+                .iter()
+                .map(|f| f.rule.id)
+                .collect::<Vec<_>>(),
+            ["GW102", "GW105"]
+        );
     }
 
     #[test]

@@ -58,6 +58,11 @@ pub static CATCH_ALL: &[&str] = &[
     "GW119", "GW124", "GW142", "GW144", "GW210", "GW211", "GW216", "GW505",
 ];
 
+/// Pairs (specific, general) of rules whose patterns match the same text, where the specific one says more:
+/// when both match, the general one yields. GW146 names which `Insufficient` resources are HAMi's virtual ones,
+/// which no node advertises (GW105 would call them a shortfall).
+pub static REFINES: &[(&str, &str)] = &[("GW146", "GW105")];
+
 /// Rules that read the reporter's own words (or the manifests they pasted) in a ticket, not a component's
 /// message. A record that matches one of them and a message rule gives both: the words say what the message
 /// cannot (whose GPUs are taken, that the node advertises none), and the diagnosis weighs them.
@@ -69,7 +74,7 @@ pub static HEARSAY: &[&str] = &["GW131", "GW132", "GW137", "GW138", "GW603"];
 /// beside its log), where a FailedScheduling message beside it is stale.
 pub static COMPONENT_LOG: &[&str] = &[
     "GW122", "GW123", "GW124", "GW127", "GW128", "GW133", "GW139", "GW140", "GW142", "GW143",
-    "GW144",
+    "GW144", "GW145",
 ];
 
 pub static RULES: &[Rule] = &[
@@ -663,7 +668,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "BackOff event or kubelet log for the device-plugin Pod; device-plugin log",
-        pattern: r"(?:Back-off(?: \S+)? restarting failed container|CrashLoopBackOff)[^\n]*?(?P<plugin>[\w.-]*(?:device-plugin|amdgpu-dp|intel-gpu-plugin)[\w.-]*)|\bpanic: More than one MIG device type present|/nvidia-device-plugin/[\w/.-]+\.go:\d+|\(\*\w*DevicePlugin\w*\)\.\w+\(0x|\bpanic: Internal error in bestEffort GPU allocator",
+        pattern: r"(?:Back-off(?: \S+)? restarting failed container|CrashLoopBackOff)[^\n]*?(?P<plugin>[\w.-]*(?:device-plugin|amdgpu-dp|intel-gpu-plugin)[\w.-]*)|\bpanic: More than one MIG device type present|/nvidia-device-plugin/[\w/.-]+\.go:\d+|\(\*\w*DevicePlugin\w*\)\.\w+\(0x|\bpanic: Internal error in bestEffort GPU allocator|\bGLIBC_[\d.]+'? not found \(required by (?P<plugin_alt>[\w.-]*device-plugin[\w.-]*)\)",
         summary: "the GPU device plugin keeps crashing, so its node advertises no GPU",
         explanation: doc!(
             "The device-plugin container exits and restarts; while it is down the kubelet has no plugin for the GPU resource and the node advertises none.",
@@ -771,7 +776,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "device-plugin Pod log",
-        pattern: r"\bFound 0 (?:AMD)?GPUs\b",
+        pattern: r"\bFound 0 (?:AMD)?GPUs\b|\bFail to glob topology properties\b",
         summary: "the device plugin found no GPU on its node, so the node advertises none",
         explanation: doc!(
             "The device plugin runs but enumerated zero GPUs, so it registers nothing and the node's allocatable GPU resource stays 0; GPU Pods fail scheduling with `Insufficient …`.",
@@ -954,8 +959,8 @@ pub static RULES: &[Rule] = &[
         name: "node-advertises-no-gpu",
         category: C::DevicePlugin,
         gate: G::Scheduling,
-        looks_at: "kubectl describe node (Capacity, Allocatable), or a custom-columns listing of a node's GPU",
-        pattern: r"\bCapacity:(?: [a-z][\w.-]*: \S+){3,16} Allocatable:|custom-columns=\S*?status\.(?:allocatable|capacity)\.\S*?gpu\S* (?:\S+ ){0,2}?NAME [A-Z()_-]+ (?:\S+ <none> )*\S+ <none>$",
+        looks_at: "kubectl describe node (Capacity, Allocatable), or a custom-columns or jsonpath listing of a node's GPU (Intel's `{.metadata.name} i915: {…allocatable.gpu\\.intel\\.com/i915}`)",
+        pattern: r"\bCapacity:(?: [a-z][\w.-]*: \S+){3,16} Allocatable:|custom-columns=\S*?status\.(?:allocatable|capacity)\.\S*?gpu\S* (?:\S+ ){0,2}?NAME [A-Z()_-]+ (?:\S+ <none> )*\S+ <none>$|(?:^|\}\x22? )[a-z0-9][\w.-]* (?:i915|xe):(?: 0)?$",
         summary: "the node's capacity lists no GPU resource at all: no device plugin has registered one on it",
         explanation: doc!(
             "The node's `Capacity` holds only cpu, memory, storage, hugepages and Pod slots: no extended resource such as `nvidia.com/gpu`. The kubelet advertises a GPU only after a device plugin registers it, so the scheduler sees no GPU on this node.",
@@ -1053,11 +1058,11 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the GPU Operator's driver container log (nvidia-driver-daemonset)",
-        pattern: r"Could not resolve Linux kernel version|Unable to locate package (?P<package>linux-(?:objects|signatures|modules)-nvidia-\S+)",
+        pattern: r"Could not resolve Linux kernel version|Unable to locate package (?P<package>linux-(?:objects|signatures|modules)-nvidia-\S+)|\bERROR: Unable to load the kernel module '?nvidia(?:-\w+)?\.ko'?",
         summary: "the driver container cannot install the NVIDIA driver for the node's kernel, so the node's GPUs have no driver and advertise nothing",
         explanation: doc!(
             "The GPU Operator's driver container builds or installs the kernel modules for the running kernel. It could not find that kernel's packages (headers, or the precompiled `linux-objects-nvidia-…` modules) in its package repositories, so it exits and restarts; until a driver loads, the device plugin finds no GPU and the node advertises none.",
-            "The node runs a kernel the driver image has no packages for: a newer or older kernel than the repositories carry, or a distribution the image does not support (Talos, a custom kernel), where the driver has to come from the OS instead.",
+            "The node runs a kernel the driver image has no packages for: a newer or older kernel than the repositories carry, or a distribution the image does not support (Talos, a custom kernel), where the driver has to come from the OS instead. When the module builds but `nvidia.ko` does not load, the kernel refused it: `nouveau` holds the GPU, Secure Boot rejects an unsigned module, or it was built against other kernel sources.",
             "Use a driver image (or precompiled driver) for this kernel, pin the kernel to one the repositories carry, or install the driver on the host and disable the Operator's driver (`driver.enabled=false`).",
         ),
         next: &[
@@ -1189,6 +1194,62 @@ pub static RULES: &[Rule] = &[
         example: "panic: runtime error: index out of range [1] with length 1\n\ngoroutine 5 [running]:\nmain.GetDevices()\n        /root/yuzhang/upgrade/k8s-fpga-device-plugin-1/fpga.go:219 +0x18c5",
         example_source: "https://github.com/Xilinx/FPGA_as_a_Service/issues/39",
         near_miss: "E0717 12:50:24.726856   25815 runtime.go:66] Observed a panic: \"index out of range\" (runtime error: index out of range)",
+    },
+    Rule {
+        id: "GW145",
+        name: "device-plugin-cannot-start",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "the NVIDIA device plugin's Pod log",
+        pattern: r"\berror starting plugins?: (?P<why>[^\n\x22]+)",
+        summary: "the NVIDIA device plugin cannot start its plugins ({why}), so the node advertises no GPU",
+        explanation: doc!(
+            "The NVIDIA device plugin read its configuration and the node's devices, then gave up before it registered any resource with the kubelet. It exits (or retries) with `error starting plugins:` and the reason; until it starts, the node advertises no `nvidia.com/gpu` and GPU Pods stay Pending.",
+            "The reason follows the words: a sharing configuration the plugin's deployment does not support (MPS needs the Helm chart's MPS control daemon and `--mps-root`), a MIG layout it cannot read (MIG devices are not visible to it without `NVIDIA_MIG_MONITOR_DEVICES=all`), or an NVML query that fails on this node's GPUs.",
+            "Fix what the reason names (the plugin's config map or Helm values, its environment, or the GPU's MIG state), then restart the plugin Pod and check the node's allocatable.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl logs -n <plugin-namespace> <plugin-pod> --tail=50",
+                place: Cluster,
+                why: "read the whole reason the plugin gives",
+            },
+            NODES_GPU,
+        ],
+        fix: None,
+        example: "E0120 07:09:15.605081       1 main.go:132] error starting plugins: unable to load config: unable to validate flags: using MPS requires --mps-root to be specified",
+        example_source: "https://github.com/NVIDIA/k8s-device-plugin/issues/1132",
+        near_miss: "I0120 07:09:15.602405       1 main.go:200] Starting Plugins.",
+    },
+    Rule {
+        id: "GW146",
+        name: "hami-resource-outside-hami-scheduler",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "FailedScheduling event from the default scheduler",
+        pattern: r"\bInsufficient (?P<resource>nvidia\.com/(?:gpucores|gpumem(?:-percentage)?))\b",
+        summary: "{resource} is HAMi's virtual resource, which no node advertises: the pod went to a scheduler that does not know it, not to hami-scheduler",
+        explanation: doc!(
+            "HAMi shares a GPU through virtual resources (`nvidia.com/gpumem`, `nvidia.com/gpucores`) that no node advertises as allocatable: only `hami-scheduler`, through its scheduler extender, counts them. The default scheduler checks them like any extended resource, finds none on any node, and reports `Insufficient`.",
+            "HAMi's mutating webhook sets `schedulerName: hami-scheduler` on GPU Pods. It did not here: HAMi is not installed or not running, the webhook skipped the Pod's namespace, or the Pod named another scheduler.",
+            "Check that hami-scheduler and its webhook run, then recreate the Pod; its events should come from `hami-scheduler`. Setting `schedulerName: hami-scheduler` in the Pod works around a webhook that does not fire.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get pod {pod} -n {namespace} -o jsonpath='{.spec.schedulerName}'",
+                place: Cluster,
+                why: "see which scheduler the pod asked for",
+            },
+            Next {
+                command: "kubectl get pods -A -o wide | grep -i hami",
+                place: Cluster,
+                why: "check that hami-scheduler and HAMi's device plugin run",
+            },
+        ],
+        fix: Some("spec:\n  schedulerName: hami-scheduler"),
+        example: "Warning  FailedScheduling  4m11s (x11 over 54m)  default-scheduler  0/2 nodes are available: 1 Insufficient nvidia.com/gpucores, 1 Insufficient nvidia.com/gpumem, 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }. preemption: 0/2",
+        example_source: "https://github.com/Project-HAMi/HAMi/issues/1429",
+        near_miss: "0/9 nodes are available: 3 node(s) had taint {node-role.kubernetes.io/master: }, that the pod didn't tolerate, 6 Insufficient amd.com/gpu.",
     },
     Rule {
         id: "GW201",
@@ -1465,7 +1526,7 @@ pub static RULES: &[Rule] = &[
         category: C::InvalidSpec,
         gate: G::Admission,
         looks_at: "apiserver reply to create, FailedCreate event on the owner",
-        pattern: r#"(?s)denied the request:.*?(?:(?P<resource>(?:nvidia\.com|amd\.com|gpu\.intel\.com|habana\.ai)/[A-Za-z0-9_.-]+)|\bgpus?(?:[^\w-]|$))|webhook \\?"[^"\\]*(?:gpu|hami)[^"\\]*\\?" denied the request|\[denied by autogke-gpu-limitation\]|GPU-using init containers are not supported"#,
+        pattern: r#"(?s)denied the request:.*?(?:(?P<resource>(?:nvidia\.com|amd\.com|gpu\.intel\.com|habana\.ai)/[A-Za-z0-9_.-]+)|\bgpus?(?:[^\w-]|$))|webhook \\?"[^"\\]*(?:gpu|hami)[^"\\]*\\?" denied the request|\[denied by autogke-(?:gpu-limitation|pod-limit-constraints)\]|GPU-using init containers are not supported"#,
         summary: "an admission webhook or policy rejected how the pod asks for the GPU",
         explanation: doc!(
             "A validating webhook or policy engine refused the object, and its reason is about the GPU part of the spec: the GPU request or limit, a GPU toleration, or the GPU scheduler's own job fields.",
@@ -2697,6 +2758,55 @@ pub static RULES: &[Rule] = &[
         example: "/usr/share/defaults/kata-containers/configuration-qemu.toml: file /usr/bin/qemu-system-x86_64 does not exist",
         example_source: "https://github.com/kata-containers/kata-containers/issues/9540",
         near_miss: "Failed to create pod sandbox: rpc error: code = DeadlineExceeded desc = context deadline exceeded",
+    },
+    Rule {
+        id: "GW428",
+        name: "toolkit-cannot-configure-runtime",
+        category: C::HandlerMissing,
+        gate: G::Runtime,
+        looks_at: "the GPU Operator's nvidia-container-toolkit Pod log",
+        pattern: r"\berror running nvidia-toolkit: unable to setup runtime: (?P<why>[^\n\x22]+)",
+        summary: "the GPU Operator's toolkit cannot add the nvidia runtime to the node's container runtime ({why}), so no nvidia handler exists",
+        explanation: doc!(
+            "The toolkit container writes the `nvidia` runtime into containerd's (or CRI-O's) configuration and restarts it. That step failed, so the container runtime has no `nvidia` handler: the Operator's validators and every Pod with `runtimeClassName: nvidia` fail to start their sandbox.",
+            "The toolkit does not understand this node's runtime configuration (containerd 2.x writes configuration `version = 3`, which older toolkits reject), or it runs `containerd` commands that fail in its environment.",
+            "Read the toolkit's log just above this line, then use a toolkit that supports the node's container runtime (toolkit v1.17.4 or later for containerd 2.x) or point it at the right configuration file and socket.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl logs -n {namespace} -l app=nvidia-container-toolkit-daemonset --all-containers --tail=50",
+                place: Cluster,
+                why: "read what the toolkit ran before it failed",
+            },
+            Next {
+                command: "containerd --version; containerd config dump | head -3",
+                place: Node,
+                why: "the containerd version and configuration version the toolkit has to write",
+            },
+        ],
+        fix: None,
+        example: "time=\"2026-01-21T12:32:09Z\" level=error msg=\"error running nvidia-toolkit: unable to setup runtime: error running containerd command: exit status 1\"",
+        example_source: "https://github.com/NVIDIA/gpu-operator/issues/2060",
+        near_miss: "level=error msg=\"error running nvidia-toolkit: unable to determine runtime options: unable to load containerd config: failed to load config: failed to run command chroot [/host containerd config dump]: exit status 127\"",
+    },
+    Rule {
+        id: "GW429",
+        name: "containerd-runtime-type-unset",
+        category: C::HandlerMissing,
+        gate: G::Runtime,
+        looks_at: "FailedCreatePodSandBox event, containerd's journal",
+        pattern: r"\bcontainer\.Runtime\.Name must be set\b",
+        summary: "containerd has a runtime entry for the pod's handler without a `runtime_type`, so it cannot create the sandbox",
+        explanation: doc!(
+            "containerd found a runtime entry for the handler the Pod's RuntimeClass names, but the entry gives no runtime type (`runtime_type = \"io.containerd.runc.v2\"`). containerd 2.x validates the container before it creates it and rejects one with no runtime name, so every sandbox with that handler fails.",
+            "A drop-in configuration (the NVIDIA Container Toolkit's, written for `RUNTIME_CONFIG_SOURCE=file`, or one written by hand) sets only the runtime's options, and nothing else supplies the type.",
+            "Add `runtime_type = \"io.containerd.runc.v2\"` to the handler's `[plugins.\"io.containerd.cri.v1.runtime\".containerd.runtimes.<handler>]` table, or regenerate it with a toolkit that writes the whole entry; then restart containerd.",
+        ),
+        next: &[CONTAINERD_RUNTIMES],
+        fix: None,
+        example: "error=\"rpc error: code = InvalidArgument desc = failed to start sandbox \\\"96ca033f576080a5cbf8365e57fad83184c690fd17ea9ffc3fa3c4bf8c6b220e\\\": failed to create containerd container: create container failed validation: container.Runtime.Name must be set: invalid argument\"",
+        example_source: "https://github.com/NVIDIA/nvidia-container-toolkit/issues/1956",
+        near_miss: "container.Spec must be set: invalid argument",
     },
     Rule {
         id: "GW501",
