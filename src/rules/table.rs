@@ -53,9 +53,10 @@ const CONTAINERD_RUNTIMES: Next = Next {
 /// enough" (GW119) yields to its own "the node has no devices registered" (GW120); the GPU Operator's validator
 /// looping on the driver (GW142) yields to what stops the driver or the runtime (GW140, GW401); GW211 says only
 /// that an object is invalid (GW221 names the GPU Operator's outdated CRD); a device plugin's panic (GW144)
-/// yields to a message that says what it tripped on.
+/// yields to a message that says what it tripped on; the GPU Operator's list of states that are not ready (GW147)
+/// yields to what a state's own Pod says.
 pub static CATCH_ALL: &[&str] = &[
-    "GW119", "GW124", "GW142", "GW144", "GW210", "GW211", "GW216", "GW505",
+    "GW119", "GW124", "GW142", "GW144", "GW147", "GW210", "GW211", "GW216", "GW505",
 ];
 
 /// Pairs (specific, general) of rules whose patterns match the same text, where the specific one says more:
@@ -74,7 +75,7 @@ pub static HEARSAY: &[&str] = &["GW131", "GW132", "GW137", "GW138", "GW603"];
 /// beside its log), where a FailedScheduling message beside it is stale.
 pub static COMPONENT_LOG: &[&str] = &[
     "GW122", "GW123", "GW124", "GW127", "GW128", "GW133", "GW139", "GW140", "GW142", "GW143",
-    "GW144", "GW145",
+    "GW144", "GW145", "GW147",
 ];
 
 pub static RULES: &[Rule] = &[
@@ -960,7 +961,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "kubectl describe node (Capacity, Allocatable), or a custom-columns or jsonpath listing of a node's GPU (Intel's `{.metadata.name} i915: {…allocatable.gpu\\.intel\\.com/i915}`)",
-        pattern: r"\bCapacity:(?: [a-z][\w.-]*: \S+){3,16} Allocatable:|custom-columns=\S*?status\.(?:allocatable|capacity)\.\S*?gpu\S* (?:\S+ ){0,2}?NAME [A-Z()_-]+ (?:\S+ <none> )*\S+ <none>$|(?:^|\}\x22? )[a-z0-9][\w.-]* (?:i915|xe):(?: 0)?$",
+        pattern: r"\bCapacity:(?: [a-z][\w.-]*: \S+){3,16} Allocatable:|^Allocatable:(?: [a-z][\w.-]*: \S+){3,16}$|custom-columns=\S*?status\.(?:allocatable|capacity)\.\S*?gpu\S* (?:\S+ ){0,2}?NAME [A-Z()_-]+ (?:\S+ <?none>? )*\S+ <?none>?$|(?:^|\}\x22? )[a-z0-9][\w.-]* (?:i915|xe):(?: 0)?$",
         summary: "the node's capacity lists no GPU resource at all: no device plugin has registered one on it",
         explanation: doc!(
             "The node's `Capacity` holds only cpu, memory, storage, hugepages and Pod slots: no extended resource such as `nvidia.com/gpu`. The kubelet advertises a GPU only after a device plugin registers it, so the scheduler sees no GPU on this node.",
@@ -1250,6 +1251,36 @@ pub static RULES: &[Rule] = &[
         example: "Warning  FailedScheduling  4m11s (x11 over 54m)  default-scheduler  0/2 nodes are available: 1 Insufficient nvidia.com/gpucores, 1 Insufficient nvidia.com/gpumem, 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }. preemption: 0/2",
         example_source: "https://github.com/Project-HAMi/HAMi/issues/1429",
         near_miss: "0/9 nodes are available: 3 node(s) had taint {node-role.kubernetes.io/master: }, that the pod didn't tolerate, 6 Insufficient amd.com/gpu.",
+    },
+    Rule {
+        id: "GW147",
+        name: "operator-states-not-ready",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "the GPU Operator's log, its ClusterPolicy's status and conditions",
+        pattern: r"\bClusterPolicy is not ready, states not ready: \[(?P<states>[^\]]*)\]",
+        summary: "the GPU Operator reports these states not ready: {states}; until they are, the nodes they serve advertise no GPU",
+        explanation: doc!(
+            "The GPU Operator deploys the GPU stack as states (`state-driver`, `state-container-toolkit`, `state-operator-validation`, `state-device-plugin`, …), each a DaemonSet. It reports the ClusterPolicy `notReady` and lists the states whose Pods are not ready. A node whose driver, toolkit or validator is not ready gets no device plugin, so it advertises no GPU.",
+            "The first state in the list is usually the one to read: the driver container cannot build or load the driver, the toolkit cannot configure the container runtime, or the validator waits for one of them. A state can also wait on a node where its DaemonSet has nothing to do (no GPU, a label missing).",
+            "Read the Pods of the first state that is not ready (`kubectl get pods -n gpu-operator -o wide`) and their logs; fix what they report, and the later states follow.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get pods -n gpu-operator -o wide",
+                place: Cluster,
+                why: "find the Pods of the states that are not ready, and their nodes",
+            },
+            Next {
+                command: "kubectl get clusterpolicy -o jsonpath='{.items[0].status}'",
+                place: Cluster,
+                why: "read the ClusterPolicy's state and conditions",
+            },
+        ],
+        fix: None,
+        example: "ClusterPolicy is not ready, states not ready: [state-driver]",
+        example_source: "https://github.com/NVIDIA/gpu-operator/issues/667",
+        near_miss: "2021-11-17T12:08:34.061Z\tINFO\tcontrollers.ClusterPolicy\tClusterPolicy is ready.",
     },
     Rule {
         id: "GW201",
