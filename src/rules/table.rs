@@ -54,9 +54,10 @@ const CONTAINERD_RUNTIMES: Next = Next {
 /// looping on the driver (GW142) yields to what stops the driver or the runtime (GW140, GW401); GW211 says only
 /// that an object is invalid (GW221 names the GPU Operator's outdated CRD); a device plugin's panic (GW144)
 /// yields to a message that says what it tripped on; the GPU Operator's list of states that are not ready (GW147)
-/// yields to what a state's own Pod says.
+/// yields to what a state's own Pod says; the validator's failed CUDA sample (GW150) yields to a rule that reads
+/// its error code (GW421: no device in the container).
 pub static CATCH_ALL: &[&str] = &[
-    "GW119", "GW124", "GW142", "GW144", "GW147", "GW210", "GW211", "GW216", "GW505",
+    "GW119", "GW124", "GW142", "GW144", "GW147", "GW150", "GW210", "GW211", "GW216", "GW505",
 ];
 
 /// Pairs (specific, general) of rules whose patterns match the same text, where the specific one says more:
@@ -75,7 +76,7 @@ pub static HEARSAY: &[&str] = &["GW131", "GW132", "GW137", "GW138", "GW603"];
 /// beside its log), where a FailedScheduling message beside it is stale.
 pub static COMPONENT_LOG: &[&str] = &[
     "GW122", "GW123", "GW124", "GW127", "GW128", "GW133", "GW139", "GW140", "GW142", "GW143",
-    "GW144", "GW145", "GW147",
+    "GW144", "GW145", "GW147", "GW148", "GW149", "GW150",
 ];
 
 pub static RULES: &[Rule] = &[
@@ -942,7 +943,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "kubectl describe node (Capacity, Allocatable), or a node's `status.capacity` fields",
-        pattern: r"(?:\b(?:Capacity|Allocatable):(?: [\w./-]+: \S+){0,24}? |\bstatus\.(?:capacity|allocatable)\.)(?P<resource>nvidia\.com/gpu|amd\.com/gpu|gpu\.intel\.com/(?:i915|xe)|nvidia\.com/mig-[\w.-]+|[a-z0-9-]+\.(?:com|io|sh)/(?:[\w.]*-)?v?gpu(?:[.-]shared)?): \x22?0\b",
+        pattern: r"(?:\b(?:Capacity|Allocatable):(?: [\w./-]+: \S+){0,24}? |\bstatus\.(?:capacity|allocatable)\.)(?P<resource>nvidia\.com/gpu|alpha\.kubernetes\.io/nvidia-gpu|amd\.com/gpu|gpu\.intel\.com/(?:i915|xe)|nvidia\.com/mig-[\w.-]+|[a-z0-9-]+\.(?:com|io|sh)/(?:[\w.]*-)?v?gpu(?:[.-]shared)?): \x22?0\b",
         summary: "the node lists {resource} with 0 devices: the device plugin registered, then lost or found no GPU",
         explanation: doc!(
             "The node's capacity names the GPU resource, so a device plugin registered it at some point, but the count is 0: the kubelet holds no healthy device to give. GPU Pods see `Insufficient` for this node.",
@@ -1059,7 +1060,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the GPU Operator's driver container log (nvidia-driver-daemonset)",
-        pattern: r"Could not resolve Linux kernel version|Unable to locate package (?P<package>linux-(?:objects|signatures|modules)-nvidia-\S+)|\bERROR: Unable to load the kernel module '?nvidia(?:-\w+)?\.ko'?",
+        pattern: r"Could not resolve Linux kernel version|Unable to locate package (?P<package>linux-(?:objects|signatures|modules)-nvidia-\S+)|\bERROR: Unable to load the kernel module '?nvidia(?:-\w+)?\.ko'?|\bError: Unable to find a match: (?P<package_alt>kernel-(?:headers|devel|core)-\S+)|\bERROR: modpost: GPL-incompatible module nvidia\.ko uses GPL-only symbol|\bCould not unload NVIDIA driver kernel modules, driver is in use",
         summary: "the driver container cannot install the NVIDIA driver for the node's kernel, so the node's GPUs have no driver and advertise nothing",
         explanation: doc!(
             "The GPU Operator's driver container builds or installs the kernel modules for the running kernel. It could not find that kernel's packages (headers, or the precompiled `linux-objects-nvidia-…` modules) in its package repositories, so it exits and restarts; until a driver loads, the device plugin finds no GPU and the node advertises none.",
@@ -1149,11 +1150,11 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "GKE's nvidia-driver-installer Pod log (its init container)",
-        pattern: r"\bfailed to verify GPU driver installation\b",
-        summary: "the GKE driver installer installed the NVIDIA driver but the driver does not work, so the node's GPUs advertise nothing",
+        pattern: r"\bfailed to verify GPU driver installation\b|The requested driver does not exist\. Please check that the NVIDIA_DRIVER_VERSION\b",
+        summary: "the GKE driver installer could not install a working NVIDIA driver, so the node's GPUs advertise nothing",
         explanation: doc!(
-            "On GKE, the `nvidia-driver-installer` DaemonSet (COS or Ubuntu) downloads and loads the NVIDIA driver, then runs `nvidia-smi` to check it. The check failed, so the installer exits and restarts; until it passes, the device plugin finds no GPU and the node advertises none.",
-            "The driver version does not support the node's GPU or kernel (a driver too old for the GPU model, a node image too new for the driver), or the installer manifest does not match the node image.",
+            "On GKE, the `nvidia-driver-installer` DaemonSet (COS or Ubuntu) downloads and loads the NVIDIA driver, then runs `nvidia-smi` to check it. The download found no driver package for the requested version, or the check failed, so the installer exits and restarts; until it passes, the device plugin finds no GPU and the node advertises none.",
+            "The driver version does not exist for the node image or does not support the node's GPU or kernel (a driver too old for the GPU model, a node image too new for the driver), or the installer manifest does not match the node image.",
             "Use the installer manifest for the node image (or GKE's automatic driver installation, `gpu-driver-version=default|latest`) and read the installer's log for the `nvidia-smi` error.",
         ),
         next: &[
@@ -1281,6 +1282,92 @@ pub static RULES: &[Rule] = &[
         example: "ClusterPolicy is not ready, states not ready: [state-driver]",
         example_source: "https://github.com/NVIDIA/gpu-operator/issues/667",
         near_miss: "2021-11-17T12:08:34.061Z\tINFO\tcontrollers.ClusterPolicy\tClusterPolicy is ready.",
+    },
+    Rule {
+        id: "GW148",
+        name: "node-driver-not-responding",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "nvidia-smi's output on the node (or in a GPU Pod), the node's kernel log",
+        pattern: r"\bNVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver\b|\bNVRM: The NVIDIA (?P<gpu>[\w -]{2,40}?) GPU installed in this system is (?:NVRM: )?supported through the NVIDIA (?P<legacy>[\d.]+xx) Legacy drivers",
+        summary: "the NVIDIA driver on the node does not answer ({gpu|the kernel module is not loaded or does not fit the GPU}), so nothing can use or advertise its GPUs",
+        explanation: doc!(
+            "`nvidia-smi` reaches the GPUs through the NVIDIA kernel driver; it says it could not communicate with the driver when the kernel module is not loaded, failed to bind the GPU, or does not match the user-space libraries. Without a working driver the device plugin finds no GPU to advertise, and a container given the GPU cannot use it.",
+            "The driver was not installed for the running kernel (a kernel upgrade without DKMS or a matching precompiled module), the node loads a module that does not support its GPU (the open kernel module on a pre-Turing GPU, a current driver on a GPU only the legacy 470.xx branch supports, which the kernel log names), or `nouveau` holds the GPU.",
+            "On the node, read `dmesg | grep -i -e NVRM -e nvidia` and `lsmod | grep nvidia`, install the driver branch the GPU needs for the running kernel (or use a node image that ships it), and restart the device plugin.",
+        ),
+        next: &[
+            Next {
+                command: "dmesg | grep -i -e NVRM -e nvidia | tail -20; lsmod | grep nvidia",
+                place: Node,
+                why: "see whether the driver loaded and why the kernel refused it",
+            },
+            NODES_GPU,
+        ],
+        fix: None,
+        example: "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running",
+        example_source: "https://github.com/awslabs/amazon-eks-ami/issues/1697",
+        near_miss: "NVIDIA-SMI couldn't find libnvidia-ml.so library in your system. Please make sure that the NVIDIA Display Driver is properly installed and present in your system.",
+    },
+    Rule {
+        id: "GW149",
+        name: "operator-finds-no-gpu-node",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "the GPU Operator's log",
+        pattern: r"\bNo GPU node in the cluster, do not create DaemonSets\b|\bCould not get any nodes to match nvidia\.com/gpu\.present label\b",
+        summary: "the GPU Operator finds no node labelled as a GPU node, so it deploys no driver or device plugin and no node advertises a GPU",
+        explanation: doc!(
+            "The GPU Operator deploys its driver, toolkit and device plugin only to nodes labelled as GPU nodes: `nvidia.com/gpu.present=true`, which it sets on nodes that Node Feature Discovery labels with an NVIDIA PCI device (`feature.node.kubernetes.io/pci-10de.present=true`). It found none, so it creates no DaemonSets and no node advertises `nvidia.com/gpu`.",
+            "Node Feature Discovery is not deployed (the chart's `nfd.enabled=false`, or the OpenShift NFD operator without a NodeFeatureDiscovery instance), its worker does not run on the GPU nodes (a taint it does not tolerate), or the GPU is passed through in a way NFD does not see as a PCI device of vendor 10de.",
+            "Check the GPU nodes' labels, deploy Node Feature Discovery or let its worker tolerate the GPU nodes' taints, then watch the Operator create its DaemonSets.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get nodes -L feature.node.kubernetes.io/pci-10de.present -L nvidia.com/gpu.present",
+                place: Cluster,
+                why: "see which nodes NFD and the Operator consider GPU nodes",
+            },
+            Next {
+                command: "kubectl get pods -A -o wide | grep -i -e node-feature-discovery -e nfd",
+                place: Cluster,
+                why: "check that Node Feature Discovery's worker runs on the GPU nodes",
+            },
+        ],
+        fix: None,
+        example: "1.6679920299926214e+09  INFO    controllers.ClusterPolicy       No GPU node in the cluster, do not create DaemonSets    {\"DaemonSet\": \"nvidia-node-status-exporter\", \"Namespace\": \"nvidia-gpu-operator\"}",
+        example_source: "https://github.com/NVIDIA/gpu-operator/issues/438",
+        near_miss: "2021-11-17T12:08:34.061Z\tINFO\tcontrollers.ClusterPolicy\tClusterPolicy is ready.",
+    },
+    Rule {
+        id: "GW150",
+        name: "operator-cuda-validation-failed",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "the GPU Operator validator's cuda-validation (vectorAdd) log",
+        pattern: r"\bFailed to allocate device vector A \(error code (?P<why>[^)]+)\)",
+        summary: "the GPU Operator's CUDA check cannot use the GPU ({why}), so the Operator holds the device plugin back and the node advertises no GPU",
+        explanation: doc!(
+            "Before it lets the device plugin advertise a node's GPUs, the GPU Operator's validator runs a CUDA sample (vectorAdd) on the node. It failed at its first CUDA call with the error code shown, so the validation never completes and GPU Pods stay Pending.",
+            "`system not yet initialized` on a node with NVSwitches means the Fabric Manager is not running (or its version does not match the driver); `all CUDA-capable devices are busy or unavailable` on an A100/H100 means MIG mode is on with no MIG instances created (or the GPU is in exclusive mode and held).",
+            "Fix the condition the error code names: start the Fabric Manager that matches the driver, or create MIG instances (the MIG manager's `mig.config` label) or turn MIG off; then delete the validator Pod so it runs again.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl logs -n {namespace} -l app=nvidia-cuda-validator --all-containers --tail=20",
+                place: Cluster,
+                why: "read the CUDA sample's error",
+            },
+            Next {
+                command: "nvidia-smi -q | grep -i -e 'MIG Mode' -A2 -e Fabric -A2",
+                place: Node,
+                why: "see the GPUs' MIG mode and Fabric Manager state",
+            },
+        ],
+        fix: None,
+        example: "Failed to allocate device vector A (error code all CUDA-capable devices are busy or unavailable)!",
+        example_source: "https://github.com/NVIDIA/gpu-operator/issues/129",
+        near_miss: "[Vector addition of 50000 elements]\nCopy input data from the host memory to the CUDA device\nCUDA kernel launch with 196 blocks of 256 threads\nCopy output data from the CUDA device to the host memory\nTest PASSED\nDone",
     },
     Rule {
         id: "GW201",
