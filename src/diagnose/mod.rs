@@ -1396,6 +1396,20 @@ fn pick_primary(causes: &[Cause], gpu_selector: bool) -> usize {
     let late: Vec<usize> = (0..causes.len())
         .filter(|&i| matches!(causes[i].gate, Gate::Runtime | Gate::DeviceAdmission))
         .collect();
+    // A crash loop is a symptom: a GPU-stack component's own log beside it says why the component exits.
+    let component_log = (0..causes.len())
+        .filter(|&i| {
+            causes[i]
+                .rule
+                .is_some_and(crate::rules::reads_component_log)
+        })
+        .min_by_key(|&i| (category_rank(causes[i].category), i));
+    if let Some(i) = component_log
+        && !late.is_empty()
+        && late.iter().all(|&j| causes[j].rule == Some("GW505"))
+    {
+        return i;
+    }
     if !late.is_empty() {
         return *late
             .iter()

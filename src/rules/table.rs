@@ -62,8 +62,9 @@ pub static CATCH_ALL: &[&str] = &[
 
 /// Pairs (specific, general) of rules whose patterns match the same text, where the specific one says more:
 /// when both match, the general one yields. GW146 names which `Insufficient` resources are HAMi's virtual ones,
-/// which no node advertises (GW105 would call them a shortfall).
-pub static REFINES: &[(&str, &str)] = &[("GW146", "GW105")];
+/// which no node advertises (GW105 would call them a shortfall); GW151 says the plugin that cannot start (GW145) or
+/// cannot initialise NVML (GW122) runs without the nvidia runtime.
+pub static REFINES: &[(&str, &str)] = &[("GW146", "GW105"), ("GW151", "GW145"), ("GW151", "GW122")];
 
 /// Rules that read the reporter's own words (or the manifests they pasted) in a ticket, not a component's
 /// message. A record that matches one of them and a message rule gives both: the words say what the message
@@ -76,7 +77,7 @@ pub static HEARSAY: &[&str] = &["GW131", "GW132", "GW137", "GW138", "GW603"];
 /// beside its log), where a FailedScheduling message beside it is stale.
 pub static COMPONENT_LOG: &[&str] = &[
     "GW122", "GW123", "GW124", "GW127", "GW128", "GW133", "GW139", "GW140", "GW142", "GW143",
-    "GW144", "GW145", "GW147", "GW148", "GW149", "GW150",
+    "GW144", "GW145", "GW147", "GW148", "GW149", "GW150", "GW151",
 ];
 
 pub static RULES: &[Rule] = &[
@@ -610,7 +611,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "device-plugin Pod log",
-        pattern: r"could not load NVML library|nvml init failed|No devices found\. Waiting indefinitely|Incompatible strategy detected|did you set the docker default runtime to|Waiting for GPU driver libraries to be available",
+        pattern: r"nvml init failed|No devices found\. Waiting indefinitely|Incompatible strategy detected|Waiting for GPU driver libraries to be available",
         summary: "the NVIDIA device plugin cannot initialise NVML, so the node advertises no GPU",
         explanation: doc!(
             "The device plugin could not load or initialise NVML, so it registers no GPUs and the node's allocatable `nvidia.com/gpu` stays 0; GPU Pods then fail scheduling with `Insufficient nvidia.com/gpu`.",
@@ -630,8 +631,8 @@ pub static RULES: &[Rule] = &[
             },
         ],
         fix: None,
-        example: "I1030 05:12:02.805419       1 main.go:79] Failed to initialize NVML: could not load NVML library.",
-        example_source: "tests/fixtures/real/h038-volcano-device-plugin-nvml-not-loaded.txt (issue URL in MANIFEST.tsv)",
+        example: "GPU driver auto installation is disabled.\nWaiting for GPU driver libraries to be available.",
+        example_source: "https://github.com/GoogleCloudPlatform/container-engine-accelerators/issues/407",
         near_miss: "nvidia-container-cli: initialization error: nvml error: driver not loaded",
     },
     Rule {
@@ -1368,6 +1369,38 @@ pub static RULES: &[Rule] = &[
         example: "Failed to allocate device vector A (error code all CUDA-capable devices are busy or unavailable)!",
         example_source: "https://github.com/NVIDIA/gpu-operator/issues/129",
         near_miss: "[Vector addition of 50000 elements]\nCopy input data from the host memory to the CUDA device\nCUDA kernel launch with 196 blocks of 256 threads\nCopy output data from the CUDA device to the host memory\nTest PASSED\nDone",
+    },
+    Rule {
+        id: "GW151",
+        name: "device-plugin-without-nvidia-runtime",
+        category: C::HandlerMissing,
+        gate: G::Scheduling,
+        looks_at: "the NVIDIA device plugin's (or GPU Feature Discovery's) Pod log",
+        pattern: r"could not load NVML library|did you set the docker default runtime to|\bIncompatible platform detected\b|\bplatform detection failed\b|\bnvml init failed: ERROR_LIBRARY_NOT_FOUND\b|\bFailed to initialize NVML: ERROR_LIBRARY_NOT_FOUND\b",
+        summary: "the NVIDIA device plugin cannot load NVML: its container does not run under the nvidia runtime (or the node has no driver), so the node advertises no GPU",
+        explanation: doc!(
+            "The device plugin finds the GPUs through NVML (`libnvidia-ml.so.1`), which the NVIDIA container runtime mounts from the host's driver into its container. It found no NVML library, so it detects no NVIDIA platform, registers nothing, and the node's allocatable `nvidia.com/gpu` stays 0: GPU Pods then fail scheduling with `Insufficient nvidia.com/gpu`.",
+            "The plugin's container was started by plain runc: `nvidia` is not containerd's (or Docker's) default runtime and the plugin's Pod names no `runtimeClassName: nvidia`, or the runtime is not configured at all (the GPU Operator's toolkit has not run, the node image is not the GPU one). Less often the driver itself is missing on the node.",
+            "Run the plugin with the NVIDIA runtime: set `default_runtime_name = \"nvidia\"` in containerd's CRI configuration (or `default-runtime` in Docker's daemon.json), or give the plugin's DaemonSet `runtimeClassName: nvidia` (Helm `runtimeClassName=nvidia`); check `nvidia-smi` on the host; then restart the plugin Pod.",
+        ),
+        next: &[
+            Next {
+                command: "containerd config dump | grep -e default_runtime_name -e 'runtimes.nvidia'",
+                place: Node,
+                why: "see whether containerd knows the nvidia runtime and uses it by default",
+            },
+            Next {
+                command: "kubectl get ds -A -o custom-columns=NAMESPACE:.metadata.namespace,NAME:.metadata.name,RUNTIMECLASS:.spec.template.spec.runtimeClassName | grep -i -e device-plugin -e NAME",
+                place: Cluster,
+                why: "see whether the plugin's DaemonSet names the nvidia RuntimeClass",
+            },
+        ],
+        fix: Some(
+            "# the device plugin's DaemonSet (Helm: --set runtimeClassName=nvidia)\nspec:\n  template:\n    spec:\n      runtimeClassName: nvidia",
+        ),
+        example: "error starting plugins: error creating plugin manager: unable to create plugin manager: nvml init failed: ERROR_LIBRARY_NOT_FOUND",
+        example_source: "https://github.com/NVIDIA/k8s-device-plugin/issues/856",
+        near_miss: "nvidia-container-cli: initialization error: nvml error: driver not loaded",
     },
     Rule {
         id: "GW201",
