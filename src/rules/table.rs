@@ -1998,8 +1998,8 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::DeviceAdmission,
         looks_at: "UnexpectedAdmissionError event, Pod status.message",
-        pattern: r"(?:(?:can't|cannot) allocate unregistered device|unknown Device Plugin) (?P<resource>[^\s,]+)",
-        summary: "no device plugin is registered with the kubelet for {resource}",
+        pattern: r"(?:(?:can't|cannot) allocate unregistered device|unknown Device Plugin) (?P<resource>[^\s,]+)|\bendpoint not found in cache for a regist(?:ered resource: (?P<resource_alt>[^\s,\x22]+))?",
+        summary: "no device plugin is registered with the kubelet for {resource|the pod's device resource}",
         explanation: doc!(
             "The kubelet has no registered device plugin endpoint for `{resource}`.",
             "The device plugin Pod is not running on the node, crashed, or registered under another resource name.",
@@ -2561,7 +2561,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "container log (GPU Operator validator, workload)",
-        pattern: r#"exec: \\?"nvidia-smi\\?": executable file not found|failed to run command '?nvidia-smi'?: No such file or directory|\bnvidia-smi: (?:command )?not found"#,
+        pattern: r#"exec: \\?"nvidia-smi\\?": executable (?:file )?not found|failed to run command '?nvidia-smi'?: No such file or directory|\bnvidia-smi: (?:command )?not found"#,
         summary: "nvidia-smi is not in the container: the NVIDIA runtime or hook did not inject the driver utilities",
         explanation: doc!(
             "The container started, but `nvidia-smi`, which the NVIDIA Container Toolkit mounts from the host driver, is not there.",
@@ -2591,7 +2591,7 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Runtime,
         looks_at: "Failed event, container waiting message (RunContainerError, StartError)",
-        pattern: r#"exec: \\?"(?P<command>[^"\\]+)\\?": executable file not found"#,
+        pattern: r#"exec: \\?"(?P<command>[^"\\]+)\\?": executable (?:file )?not found"#,
         summary: "the container's command {command} does not exist in the image",
         explanation: doc!(
             "The runtime created the container but could not start its command: the executable is not in the image's `PATH`.",
@@ -3244,6 +3244,29 @@ pub static RULES: &[Rule] = &[
         example: "time=\"2020-07-09T15:01:09Z\" level=fatal msg=\"could not parse \\\":9400\\\" as int value for flag port: strconv.ParseInt: parsing \\\":9400\\\": invalid syntax\"",
         example_source: "https://github.com/NVIDIA/gpu-monitoring-tools/issues/94",
         near_miss: "F0612 21:49:22.459111   59621 proxy.go:137] listen tcp 127.0.0.1:8001: bind: address already in use",
+    },
+    Rule {
+        id: "GW514",
+        name: "cuda-library-missing-in-image",
+        category: C::Other,
+        gate: G::Runtime,
+        looks_at: "the container's log (an import or dlopen error)",
+        pattern: r"(?P<library>lib(?:cublas(?:Lt)?|cudart|cudnn(?:_\w+)?|cufft|curand|cusolver|cusparse|nvrtc|nccl|nvinfer)\.so[.\d]*): cannot open shared object file",
+        summary: "the image has no {library}: the CUDA toolkit libraries belong in the image, not on the node, so this is the image's build and not a GPU gate",
+        explanation: doc!(
+            "The container's program (a Python import, a model server) could not load a CUDA toolkit library such as `libcublas`, `libcudart` or `libcudnn`. The NVIDIA runtime injects only the driver's libraries (`libcuda.so.1`, `libnvidia-ml.so.1`) and device nodes; the toolkit's libraries must come with the image.",
+            "The image was built on a base without the CUDA runtime or cuDNN (a `-base` or CPU image), or the framework wants another CUDA major version than the one the image ships (`libcublas.so.10.0` under a CUDA 11 image).",
+            "Use an image built on the CUDA `runtime` or `cudnn` base that the framework version expects, or install the matching CUDA libraries into the image; the node and its driver need no change as long as the driver is new enough for that CUDA.",
+        ),
+        next: &[Next {
+            command: "kubectl exec {pod} -n {namespace} -- sh -c 'ls /usr/local/cuda*/lib64 /usr/lib/x86_64-linux-gnu | grep -e cublas -e cudart -e cudnn'",
+            place: Cluster,
+            why: "see which CUDA libraries the image ships",
+        }],
+        fix: None,
+        example: "ImportError: libcublas.so.10.0: cannot open shared object file: No such file or directory",
+        example_source: "https://github.com/kubeflow/kubeflow/issues/3357",
+        near_miss: "2020-03-25 14:19:06.119947: W tensorflow/stream_executor/platform/default/dso_loader.cc:55] Could not load dynamic library 'libcuda.so.1'; dlerror: libcuda.so.1: cannot open shared object file: No such file or directory",
     },
     Rule {
         id: "GW601",
