@@ -2379,7 +2379,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "Failed event, container waiting/terminated message (RunContainerError, StartError)",
-        pattern: r"nvidia-container-cli(?:\.real)?: requirement error: unsatisfied condition: (?P<condition>[^,\s]+)|CUDA driver version is insufficient for CUDA runtime version|forward compatibility was attempted on non supported HW",
+        pattern: r"nvidia-container-cli(?:\.real)?: requirement error: unsatisfied condition: (?P<condition>[^,\s]+)|CUDA driver version is insufficient for CUDA runtime version|forward compatibility was attempted on non supported HW|system has unsupported display driver / cuda driver combination",
         summary: "the image needs {condition|a newer CUDA} but the node's driver is older",
         explanation: doc!(
             "The image's `NVIDIA_REQUIRE_CUDA` asks for a CUDA version that the node's driver does not support.",
