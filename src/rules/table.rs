@@ -944,7 +944,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "kubectl describe node (Capacity, Allocatable), or a node's `status.capacity` fields",
-        pattern: r"(?:\b(?:Capacity|Allocatable):(?: [\w./-]+: \S+){0,24}? |\bstatus\.(?:capacity|allocatable)\.)(?P<resource>nvidia\.com/gpu|alpha\.kubernetes\.io/nvidia-gpu|amd\.com/gpu|gpu\.intel\.com/(?:i915|xe)|nvidia\.com/mig-[\w.-]+|[a-z0-9-]+\.(?:com|io|sh)/(?:[\w.]*-)?v?gpu(?:[.-]shared)?): \x22?0\b",
+        pattern: r"(?:\b(?:Capacity|Allocatable):(?: [\w./-]+: \S+){0,24}? |\bstatus\.(?:capacity|allocatable)\.)(?P<resource>nvidia\.com/gpu|nvidia\.com/[A-Z0-9]+_\w+|alpha\.kubernetes\.io/nvidia-gpu|amd\.com/gpu|gpu\.intel\.com/(?:i915|xe)|nvidia\.com/mig-[\w.-]+|[a-z0-9-]+\.(?:com|io|sh)/(?:[\w.]*-)?v?gpu(?:[.-]shared)?): \x22?0\b",
         summary: "the node lists {resource} with 0 devices: the device plugin registered, then lost or found no GPU",
         explanation: doc!(
             "The node's capacity names the GPU resource, so a device plugin registered it at some point, but the count is 0: the kubelet holds no healthy device to give. GPU Pods see `Insufficient` for this node.",
@@ -1061,7 +1061,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the GPU Operator's driver container log (nvidia-driver-daemonset)",
-        pattern: r"Could not resolve Linux kernel version|Unable to locate package (?P<package>linux-(?:objects|signatures|modules)-nvidia-\S+)|\bERROR: Unable to load the kernel module '?nvidia(?:-\w+)?\.ko'?|\bError: Unable to find a match: (?P<package_alt>kernel-(?:headers|devel|core)-\S+)|\bERROR: modpost: GPL-incompatible module nvidia\.ko uses GPL-only symbol|\bCould not unload NVIDIA driver kernel modules, driver is in use",
+        pattern: r"Could not resolve Linux kernel version|Unable to locate package (?P<package>linux-(?:objects|signatures|modules)-nvidia-\S+)|\bERROR: Unable to load the kernel module '?nvidia(?:-\w+)?\.ko'?|\bError: Unable to find a match: (?P<package_alt>kernel-(?:headers|devel|core)-\S+)|\bERROR: modpost: GPL-incompatible module nvidia\.ko uses GPL-only symbol|\bCould not unload NVIDIA driver kernel modules, driver is in use|\bCould not find kernel full version\b",
         summary: "the driver container cannot install the NVIDIA driver for the node's kernel, so the node's GPUs have no driver and advertise nothing",
         explanation: doc!(
             "The GPU Operator's driver container builds or installs the kernel modules for the running kernel. It could not find that kernel's packages (headers, or the precompiled `linux-objects-nvidia-…` modules) in its package repositories, so it exits and restarts; until a driver loads, the device plugin finds no GPU and the node advertises none.",
@@ -1204,7 +1204,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the NVIDIA device plugin's Pod log",
-        pattern: r"\berror starting plugins?: (?P<why>[^\n\x22]+)",
+        pattern: r"\b(?:error starting plugins?|Failed to start plugin): (?P<why>[^\n\x22]+)",
         summary: "the NVIDIA device plugin cannot start its plugins ({why}), so the node advertises no GPU",
         explanation: doc!(
             "The NVIDIA device plugin read its configuration and the node's devices, then gave up before it registered any resource with the kubelet. It exits (or retries) with `error starting plugins:` and the reason; until it starts, the node advertises no `nvidia.com/gpu` and GPU Pods stay Pending.",
@@ -1316,7 +1316,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the GPU Operator's log",
-        pattern: r"\bNo GPU node in the cluster, do not create DaemonSets\b|\bCould not get any nodes to match nvidia\.com/gpu\.present label\b",
+        pattern: r"\bNo GPU node in the cluster, do not create DaemonSets\b|\bCould not get any nodes to match \S+ label\b",
         summary: "the GPU Operator finds no node labelled as a GPU node, so it deploys no driver or device plugin and no node advertises a GPU",
         explanation: doc!(
             "The GPU Operator deploys its driver, toolkit and device plugin only to nodes labelled as GPU nodes: `nvidia.com/gpu.present=true`, which it sets on nodes that Node Feature Discovery labels with an NVIDIA PCI device (`feature.node.kubernetes.io/pci-10de.present=true`). It found none, so it creates no DaemonSets and no node advertises `nvidia.com/gpu`.",
@@ -1931,6 +1931,31 @@ pub static RULES: &[Rule] = &[
         example: "Error: unable to build kubernetes objects from release manifest: error validating \"\": error validating data: ValidationError(ClusterPolicy.spec.driver): unknown field \"kernelModuleConfig\" in com.nvidia.v1.ClusterPolicy.spec.driver",
         example_source: "https://github.com/NVIDIA/gpu-operator/issues/342",
         near_miss: "error: error validating \"job-2.yml\": error validating data: [ValidationError(Job.spec.template.spec): unknown field \"computeResources\" in io.k8s.api.core.v1.PodSpec, ValidationError(Job.spec.template.spec.containers[0]): unknown field \"computeResourceRequests\" in io.k8s.api.core.v1.Container]",
+    },
+    Rule {
+        id: "GW222",
+        name: "critical-priority-needs-quota",
+        category: C::Quota,
+        gate: G::Admission,
+        looks_at: "FailedCreate event on a DaemonSet or ReplicaSet, the apiserver's reply to create",
+        pattern: r"\binsufficient quota to match these scopes: \[\{PriorityClass In \[(?P<classes>[^\]]+)\]\}\]",
+        summary: "pods of priority class {classes} may run outside kube-system only where a ResourceQuota allows them, and this namespace has none",
+        explanation: doc!(
+            "The apiserver's ResourceQuota admission is configured (as on GKE) to limit the `system-node-critical` and `system-cluster-critical` priority classes: a Pod of those classes is admitted only in a namespace that has a ResourceQuota whose scope selects them. The GPU stack's DaemonSets (the DRA driver's kubelet plugin, the device plugin, the GPU Operator's operands) ask for those classes, so their controller cannot create any Pod and no node gets the GPU stack.",
+            "The namespace the chart installed into is not `kube-system` and has no ResourceQuota scoped to the critical priority classes.",
+            "Create a ResourceQuota in that namespace whose `scopeSelector` matches the two priority classes (with a generous `pods` limit), or install into a namespace that has one; the DaemonSet then creates its Pods.",
+        ),
+        next: &[Next {
+            command: "kubectl get resourcequota -n {namespace} -o yaml",
+            place: Cluster,
+            why: "see whether the namespace has a quota scoped to the critical priority classes",
+        }],
+        fix: Some(
+            "apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  name: allow-critical-pods\n  namespace: {namespace|<namespace>}\nspec:\n  hard:\n    pods: \"1000\"\n  scopeSelector:\n    matchExpressions:\n    - operator: In\n      scopeName: PriorityClass\n      values:\n      - system-node-critical\n      - system-cluster-critical",
+        ),
+        example: "FailedCreate: insufficient quota to match these scopes: [{PriorityClass In [system-node-critical system-cluster-critical]}]",
+        example_source: "https://github.com/modelplaneai/modelplane/issues/229",
+        near_miss: "failed quota: compute-quota: must specify limits.cpu for: podinfo; limits.memory for: podinfo",
     },
     Rule {
         id: "GW301",
@@ -2958,6 +2983,29 @@ pub static RULES: &[Rule] = &[
         example: "error=\"rpc error: code = InvalidArgument desc = failed to start sandbox \\\"96ca033f576080a5cbf8365e57fad83184c690fd17ea9ffc3fa3c4bf8c6b220e\\\": failed to create containerd container: create container failed validation: container.Runtime.Name must be set: invalid argument\"",
         example_source: "https://github.com/NVIDIA/nvidia-container-toolkit/issues/1956",
         near_miss: "container.Spec must be set: invalid argument",
+    },
+    Rule {
+        id: "GW430",
+        name: "containerd-rejects-runtime-dropin",
+        category: C::HandlerMissing,
+        gate: G::Runtime,
+        looks_at: "containerd's (or k0s's, k3s's) journal when it starts",
+        pattern: r"\bdrop-in config version \d+ higher than root config version \d+|\bencountered errors while processing containerd configuration import files\b",
+        summary: "containerd refuses the drop-in configuration that adds the nvidia runtime (its config version does not match), so the node has no nvidia handler",
+        explanation: doc!(
+            "The NVIDIA Container Toolkit (or the GPU Operator's toolkit container) adds the `nvidia` runtime as a drop-in file that containerd imports. containerd refused that file: its `version` does not match the main configuration's, so containerd (or the distribution that manages it) fails to start, or starts without the `nvidia` runtime.",
+            "The toolkit wrote the drop-in in the configuration version of another containerd: version 2 for containerd 1.x, 3 for containerd 2.0–2.1, 4 for newer; the node's containerd or its root configuration is of another generation (k0s and AKS images with containerd 2.x, an older root `config.toml`).",
+            "Regenerate the drop-in with a toolkit that matches the node's containerd (`nvidia-ctk runtime configure --runtime=containerd` on the node, or a newer toolkit image), or align the root configuration's `version`; then restart containerd.",
+        ),
+        next: &[Next {
+            command: "containerd --version; head -3 /etc/containerd/config.toml; grep -rn '^version' /etc/containerd/conf.d/ 2>/dev/null",
+            place: Node,
+            why: "compare the containerd version with the configuration versions of the root file and the drop-ins",
+        }],
+        fix: None,
+        example: "containerd: drop-in config version 4 higher than root config version 2",
+        example_source: "https://github.com/NVIDIA/aicr/issues/1688",
+        near_miss: "time=\"2026-01-21T12:32:09Z\" level=fatal msg=\"Error: unable to load config: unsupported config version: 3\"",
     },
     Rule {
         id: "GW501",
