@@ -332,9 +332,11 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
             ev.target.name.as_deref(),
             pod.and_then(|p| p.owner.as_deref()),
         ];
+        // The containers' names say whose Pod it is when a paste lost the Pod's name.
+        let containers = pod.map(|p| p.containers.join(" ")).unwrap_or_default();
         whose_component_failure(
             c,
-            &names.map(|n| n.unwrap_or("")).join(" "),
+            &format!("{} {containers}", names.map(|n| n.unwrap_or("")).join(" ")),
             reported_unadvertised,
         );
         whose_shortfall_at_admission(c, reported_busy);
@@ -736,6 +738,25 @@ fn unknown(
 /// validator's or toolkit's has a cause the text does not name (`unknown`), unless the reporter says the node
 /// advertises no GPU. The Pod's name and its owner say whose container it is.
 fn whose_component_failure(c: &mut Cause, target: &str, reported_unadvertised: bool) {
+    // The driver's or the device plugin's image cannot be pulled (none is published for this OS or kernel,
+    // none for this architecture): the driver never installs or the plugin never runs, so no GPU is advertised.
+    if c.rule == Some("GW501") {
+        let text = c.evidence.iter().fold(target.to_ascii_lowercase(), |t, e| {
+            t + " " + &e.text.to_ascii_lowercase()
+        });
+        if [
+            "nvidia/driver:",
+            "k8s-driver-manager",
+            "k8s-device-plugin:",
+            "nvidia-driver-ctr",
+        ]
+        .iter()
+        .any(|w| text.contains(w))
+        {
+            c.category = Category::DevicePlugin;
+        }
+        return;
+    }
     // The device plugin's own Pod cannot mount the NVIDIA driver's host directory: the driver is not
     // installed on the node yet, so the plugin never starts and the node advertises no GPU.
     if c.rule == Some("GW503") {

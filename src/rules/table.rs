@@ -1061,7 +1061,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the GPU Operator's driver container log (nvidia-driver-daemonset)",
-        pattern: r"Could not resolve Linux kernel version|Unable to locate package (?P<package>linux-(?:objects|signatures|modules)-nvidia-\S+)|\bERROR: Unable to load the kernel module '?nvidia(?:-\w+)?\.ko'?|\bError: Unable to find a match: (?P<package_alt>kernel-(?:headers|devel|core)-\S+)|\bERROR: modpost: GPL-incompatible module nvidia\.ko uses GPL-only symbol|\bCould not unload NVIDIA driver kernel modules, driver is in use|\bCould not find kernel full version\b",
+        pattern: r"Could not resolve Linux kernel version|Unable to locate package (?P<package>linux-(?:objects|signatures|modules)-nvidia-\S+)|\bERROR: Unable to load the kernel module '?nvidia(?:-\w+)?\.ko'?|\bError: Unable to find a match: (?P<package_alt>(?:kernel-(?:headers|devel|core)-|elfutils-libelf-devel)\S*)|\bERROR: modpost: GPL-incompatible module nvidia\.ko uses GPL-only symbol|\bCould not unload NVIDIA driver kernel modules, driver is in use|\bCould not find kernel full version\b",
         summary: "the driver container cannot install the NVIDIA driver for the node's kernel, so the node's GPUs have no driver and advertise nothing",
         explanation: doc!(
             "The GPU Operator's driver container builds or installs the kernel modules for the running kernel. It could not find that kernel's packages (headers, or the precompiled `linux-objects-nvidia-…` modules) in its package repositories, so it exits and restarts; until a driver loads, the device plugin finds no GPU and the node advertises none.",
@@ -1204,7 +1204,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the NVIDIA device plugin's Pod log",
-        pattern: r"\b(?:error starting plugins?|Failed to start plugin): (?P<why>[^\n\x22]+)",
+        pattern: r"\b(?:error starting plugins?|Failed to start plugin): (?P<why>[^\n\x22]+)|\bError: failed to create FS watcher: (?P<why_alt>[^\n\x22]+)",
         summary: "the NVIDIA device plugin cannot start its plugins ({why}), so the node advertises no GPU",
         explanation: doc!(
             "The NVIDIA device plugin read its configuration and the node's devices, then gave up before it registered any resource with the kubelet. It exits (or retries) with `error starting plugins:` and the reason; until it starts, the node advertises no `nvidia.com/gpu` and GPU Pods stay Pending.",
@@ -2941,7 +2941,7 @@ pub static RULES: &[Rule] = &[
         category: C::HandlerMissing,
         gate: G::Runtime,
         looks_at: "the GPU Operator's nvidia-container-toolkit Pod log",
-        pattern: r"\berror running nvidia-toolkit: unable to setup runtime: (?P<why>[^\n\x22]+)",
+        pattern: r"\berror running nvidia-toolkit: unable to setup runtime: (?P<why>[^\n\x22]+)|\blevel=fatal msg=\\?\x22Error: unable to load config: (?P<why_alt>[^\n\x22\\]+)",
         summary: "the GPU Operator's toolkit cannot add the nvidia runtime to the node's container runtime ({why}), so no nvidia handler exists",
         explanation: doc!(
             "The toolkit container writes the `nvidia` runtime into containerd's (or CRI-O's) configuration and restarts it. That step failed, so the container runtime has no `nvidia` handler: the Operator's validators and every Pod with `runtimeClassName: nvidia` fail to start their sandbox.",
