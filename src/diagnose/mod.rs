@@ -757,6 +757,16 @@ fn whose_component_failure(c: &mut Cause, target: &str, reported_unadvertised: b
         }
         return;
     }
+    // The device plugin's image has no build for the node's architecture: the plugin never runs there.
+    if c.rule == Some("GW515") {
+        let text = c.evidence.iter().fold(target.to_ascii_lowercase(), |t, e| {
+            t + " " + &e.text.to_ascii_lowercase()
+        });
+        if text.contains("device-plugin") || is_gpu_stack(target) {
+            c.category = Category::DevicePlugin;
+        }
+        return;
+    }
     // The device plugin's own Pod cannot mount the NVIDIA driver's host directory: the driver is not
     // installed on the node yet, so the plugin never starts and the node advertises no GPU.
     if c.rule == Some("GW503") {
