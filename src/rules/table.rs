@@ -77,7 +77,7 @@ pub static HEARSAY: &[&str] = &["GW131", "GW132", "GW137", "GW138", "GW603"];
 /// beside its log), where a FailedScheduling message beside it is stale.
 pub static COMPONENT_LOG: &[&str] = &[
     "GW122", "GW123", "GW124", "GW127", "GW128", "GW133", "GW139", "GW140", "GW142", "GW143",
-    "GW144", "GW145", "GW147", "GW148", "GW149", "GW150", "GW151",
+    "GW144", "GW145", "GW147", "GW148", "GW149", "GW150", "GW151", "GW152",
 ];
 
 pub static RULES: &[Rule] = &[
@@ -1401,6 +1401,36 @@ pub static RULES: &[Rule] = &[
         example: "error starting plugins: error creating plugin manager: unable to create plugin manager: nvml init failed: ERROR_LIBRARY_NOT_FOUND",
         example_source: "https://github.com/NVIDIA/k8s-device-plugin/issues/856",
         near_miss: "nvidia-container-cli: initialization error: nvml error: driver not loaded",
+    },
+    Rule {
+        id: "GW152",
+        name: "mig-config-failed",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "the GPU Operator's MIG manager log, the node's `nvidia.com/mig.config.state` label",
+        pattern: r"\bUnable to validate the selected MIG configuration\b|\bChanging the 'nvidia\.com/mig\.config\.state' node label to 'failed'",
+        summary: "the MIG manager could not apply the node's MIG configuration, so the node advertises none of the MIG devices the pod asks for",
+        explanation: doc!(
+            "The GPU Operator's MIG manager partitions the node's GPUs as the `nvidia.com/mig.config` label asks, then sets `nvidia.com/mig.config.state`. It could not apply or validate the chosen configuration and set the state to `failed`, so the GPUs keep their old layout and the device plugin advertises no `nvidia.com/mig-…` devices of the requested profile.",
+            "The configuration names profiles this GPU model does not have (a 4g.20gb profile on a 40 GB A100, a custom entry in the MIG config map that does not fit), MIG mode cannot be switched on the GPU (a passthrough VM or a GPU that needs a reset), or processes still hold the GPUs.",
+            "Read the MIG manager's log, pick a configuration the GPU supports (`nvidia-smi mig -lgip` lists the profiles), fix the `mig.config` label or the config map, and let the manager apply it again.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get nodes -L nvidia.com/mig.config -L nvidia.com/mig.config.state",
+                place: Cluster,
+                why: "see which MIG configuration each node asks for and whether it was applied",
+            },
+            Next {
+                command: "kubectl logs -n {namespace} -l app=nvidia-mig-manager --tail=50",
+                place: Cluster,
+                why: "read why the MIG manager failed",
+            },
+        ],
+        fix: None,
+        example: "Unable to validate the selected MIG configuration",
+        example_source: "https://github.com/NVIDIA/gpu-operator/issues/262",
+        near_miss: "Changing the 'nvidia.com/mig.config.state' node label to 'success'",
     },
     Rule {
         id: "GW201",
