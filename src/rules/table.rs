@@ -63,8 +63,14 @@ pub static CATCH_ALL: &[&str] = &[
 /// Pairs (specific, general) of rules whose patterns match the same text, where the specific one says more:
 /// when both match, the general one yields. GW146 names which `Insufficient` resources are HAMi's virtual ones,
 /// which no node advertises (GW105 would call them a shortfall); GW151 says the plugin that cannot start (GW145) or
-/// cannot initialise NVML (GW122) runs without the nvidia runtime.
-pub static REFINES: &[(&str, &str)] = &[("GW146", "GW105"), ("GW151", "GW145"), ("GW151", "GW122")];
+/// cannot initialise NVML (GW122) runs without the nvidia runtime; GW153 says an NVML the plugin did load lacks a
+/// symbol (a driver too old), which GW151 would read as no NVML at all.
+pub static REFINES: &[(&str, &str)] = &[
+    ("GW146", "GW105"),
+    ("GW151", "GW145"),
+    ("GW151", "GW122"),
+    ("GW153", "GW151"),
+];
 
 /// Rules that read the reporter's own words (or the manifests they pasted) in a ticket, not a component's
 /// message. A record that matches one of them and a message rule gives both: the words say what the message
@@ -77,7 +83,7 @@ pub static HEARSAY: &[&str] = &["GW131", "GW132", "GW137", "GW138", "GW603"];
 /// beside its log), where a FailedScheduling message beside it is stale.
 pub static COMPONENT_LOG: &[&str] = &[
     "GW122", "GW123", "GW124", "GW127", "GW128", "GW133", "GW139", "GW140", "GW142", "GW143",
-    "GW144", "GW145", "GW147", "GW148", "GW149", "GW150", "GW151", "GW152",
+    "GW144", "GW145", "GW147", "GW148", "GW149", "GW150", "GW151", "GW152", "GW153",
 ];
 
 pub static RULES: &[Rule] = &[
@@ -1431,6 +1437,32 @@ pub static RULES: &[Rule] = &[
         example: "Unable to validate the selected MIG configuration",
         example_source: "https://github.com/NVIDIA/gpu-operator/issues/262",
         near_miss: "Changing the 'nvidia.com/mig.config.state' node label to 'success'",
+    },
+    Rule {
+        id: "GW153",
+        name: "device-plugin-nvml-too-old",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "a device plugin's Pod log",
+        pattern: r"\bsymbol lookup error: \S+: undefined symbol: (?P<symbol>nvml\w+)",
+        summary: "the device plugin needs {symbol} from NVML, which the node's driver is too old to provide, so it exits and the node advertises no GPU",
+        explanation: doc!(
+            "The device plugin found the driver's NVML library but the library lacks a function the plugin was built against (`nvmlDeviceGetCount_v2` and other `_v2` calls arrived with later drivers), so the dynamic linker stops the plugin at start. Until it runs the node advertises no GPU.",
+            "The node's driver (or, for vGPU and passthrough plugins, the host's vGPU manager) is older than the plugin version supports.",
+            "Upgrade the node's driver to a branch the plugin supports, or run an older plugin release that matches the driver.",
+        ),
+        next: &[
+            Next {
+                command: "nvidia-smi --query-gpu=driver_version --format=csv",
+                place: Node,
+                why: "the driver version the plugin has to work with",
+            },
+            PLUGIN_PODS,
+        ],
+        fix: None,
+        example: "2019/11/28 16:07:11 Failed to initialize NVML: could not load NVML library.\nnvidia-kubevirt-gpu-device-plugin: symbol lookup error: nvidia-kubevirt-gpu-device-plugin: undefined symbol: nvmlDeviceGetCount_v2",
+        example_source: "https://github.com/NVIDIA/kubevirt-gpu-device-plugin/issues/5",
+        near_miss: "2019/11/28 16:07:11 Failed to initialize NVML: could not load NVML library.",
     },
     Rule {
         id: "GW201",
