@@ -969,7 +969,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "kubectl describe node (Capacity, Allocatable), or a custom-columns or jsonpath listing of a node's GPU (Intel's `{.metadata.name} i915: {…allocatable.gpu\\.intel\\.com/i915}`)",
-        pattern: r"\bCapacity:(?: [a-z][\w.-]*: \S+){3,16} Allocatable:|^Allocatable:(?: [a-z][\w.-]*: \S+){3,16}$|custom-columns=\S*?status\.(?:allocatable|capacity)\.\S*?gpu\S* (?:\S+ ){0,2}?NAME [A-Z()_-]+ (?:\S+ <?none>? )*\S+ <?none>?$|^NAME [A-Z()_-]*GPUS? (?:[\w.-]+ \\?<none\\?> ?)+$|(?:^|\}\x22? )[a-z0-9][\w.-]* (?:i915|xe):(?: 0)?$",
+        pattern: r"\bCapacity:(?: [a-z][\w.-]*: \S+){3,16} Allocatable:|^Allocatable:(?: [a-z][\w.-]*: \S+){3,16}$|custom-columns=\S*?status\.(?:allocatable|capacity)\.\S*?gpu\S* (?:\S+ ){0,2}?NAME [A-Z()_-]+ (?:\S+ <?none>? )*\S+ <?none>?$|^NAME [A-Z()_-]*GPUS? (?:[\w.-]+ \\?<none\\?> ?)+$|\bmap\[(?:[a-z][\w.-]*:\S+ ){3,16}pods:\d+\]|(?:^|\}\x22? )[a-z0-9][\w.-]* (?:i915|xe):(?: 0)?$",
         summary: "the node's capacity lists no GPU resource at all: no device plugin has registered one on it",
         explanation: doc!(
             "The node's `Capacity` holds only cpu, memory, storage, hugepages and Pod slots: no extended resource such as `nvidia.com/gpu`. The kubelet advertises a GPU only after a device plugin registers it, so the scheduler sees no GPU on this node.",
@@ -2108,7 +2108,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::DeviceAdmission,
         looks_at: "UnexpectedAdmissionError event, Pod status.message",
-        pattern: r#"invalid allocation request for "(?P<resource>[^"]+)"|failed to get allocate response|maximum request size for shared resources is 1|\bNvidia node mismatch for pod \S+, pick up:|\bfailed to find predicate idx for pod\b|\bcandidate pod not found for request\b"#,
+        pattern: r#"invalid allocation request for "(?P<resource>[^"]+)"|failed to get allocate response|maximum request size for shared resources is 1|\bNvidia node mismatch for pod \S+, pick up:|\bfailed to find predicate idx for pod\b|\bcandidate pod not found for request\b|\bno devices found allocated in local cache for pod \S+, container \S+, resource (?P<resource_alt>[\w./-]+)"#,
         summary: "the device plugin's Allocate call failed for {resource|the GPU}",
         explanation: doc!(
             "The device plugin returned an error from `Allocate`.",
