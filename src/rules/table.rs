@@ -83,7 +83,7 @@ pub static HEARSAY: &[&str] = &["GW131", "GW132", "GW137", "GW138", "GW603"];
 /// beside its log), where a FailedScheduling message beside it is stale.
 pub static COMPONENT_LOG: &[&str] = &[
     "GW122", "GW123", "GW124", "GW127", "GW128", "GW133", "GW139", "GW140", "GW142", "GW143",
-    "GW144", "GW145", "GW147", "GW148", "GW149", "GW150", "GW151", "GW152", "GW153",
+    "GW144", "GW145", "GW147", "GW148", "GW149", "GW150", "GW151", "GW152", "GW153", "GW154",
 ];
 
 pub static RULES: &[Rule] = &[
@@ -1463,6 +1463,36 @@ pub static RULES: &[Rule] = &[
         example: "2019/11/28 16:07:11 Failed to initialize NVML: could not load NVML library.\nnvidia-kubevirt-gpu-device-plugin: symbol lookup error: nvidia-kubevirt-gpu-device-plugin: undefined symbol: nvmlDeviceGetCount_v2",
         example_source: "https://github.com/NVIDIA/kubevirt-gpu-device-plugin/issues/5",
         near_miss: "2019/11/28 16:07:11 Failed to initialize NVML: could not load NVML library.",
+    },
+    Rule {
+        id: "GW154",
+        name: "operator-waits-for-toolkit",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "the GPU Operator operands' toolkit-validation init container log",
+        pattern: r"\bwaiting for nvidia container stack to be setup\b",
+        summary: "the GPU Operator's operands wait for its container toolkit, which has not set up the nvidia runtime on the node, so the device plugin never starts",
+        explanation: doc!(
+            "Each GPU Operator operand (device plugin, feature discovery, DCGM) starts with a `toolkit-validation` init container that waits until the Operator's toolkit has configured the node's container runtime. It keeps waiting, so the device plugin never starts and the node advertises no GPU.",
+            "The `nvidia-container-toolkit-daemonset` Pod on the node is not ready: it waits for the driver (`driver-validation`), cannot find or restart containerd or CRI-O where it looks (k3s, RKE2, microk8s and OpenShift keep them elsewhere), cannot parse the runtime's configuration, or is not scheduled on the node at all.",
+            "Read the toolkit Pod's log on that node and fix what it reports (for k3s and RKE2 set `CONTAINERD_CONFIG` and `CONTAINERD_SOCKET`); when the toolkit is ready the operands start.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get pods -n {namespace} -o wide -l app=nvidia-container-toolkit-daemonset",
+                place: Cluster,
+                why: "see whether the toolkit Pod runs and is ready on the node",
+            },
+            Next {
+                command: "kubectl logs -n {namespace} -l app=nvidia-container-toolkit-daemonset --all-containers --tail=50",
+                place: Cluster,
+                why: "read why the toolkit has not finished",
+            },
+        ],
+        fix: None,
+        example: "$ kubectl -n gpu-operator logs nvidia-device-plugin-daemonset-q468h -c toolkit-validation\nwaiting for nvidia container stack to be setup\nwaiting for nvidia container stack to be setup",
+        example_source: "https://github.com/NVIDIA/gpu-operator/issues/378",
+        near_miss: "WARN[0000] failed to validate the driver, retrying after 5 seconds",
     },
     Rule {
         id: "GW201",
