@@ -280,7 +280,9 @@ fn has_message_property(s: &str) -> bool {
     s.lines().any(|l| {
         let t = l.trim_start();
         t.starts_with("\"message\":") || t.starts_with("\"msg\":")
-    })
+    }) || ["{\"message\":\"", "{\"msg\":\"", "{\"error\":\""]
+        .iter()
+        .any(|k| s.contains(k))
 }
 
 /// A structured log record (zap, klog's JSON format), not a Kubernetes object: no `kind`, and a `msg` or
@@ -636,6 +638,22 @@ gpu-operator-resources nvidia-device-plugin-daemonset-4n5fm 0/1 Init: CrashLoopB
         assert!(!evs[0].signals.is_empty());
         let one = paste.lines().next().unwrap();
         assert_eq!(parse(one, "x").unwrap().0, Format::Text);
+    }
+
+    #[test]
+    fn error_records_pasted_one_after_another_are_read_as_text() {
+        // A Karpenter ticket (aws/karpenter-provider-aws #7754): its `{"error": …}` records, pasted with the comma between
+        // them, are no JSON document, but they carry the messages.
+        let paste = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/formats/error-records.txt"
+        ))
+        .unwrap();
+        assert!(serde_json::from_str::<serde_json::Value>(&paste).is_err());
+        let (format, evs) = parse(&paste, "x").unwrap();
+        assert_eq!(format, Format::Text);
+        let d = crate::diagnose::diagnose(&evs[0]);
+        assert_eq!(d.causes[0].rule, Some("GW130"));
     }
 
     #[test]

@@ -136,6 +136,7 @@ fn input_formats_are_detected_without_being_named() {
         ("formats/get-events-all.txt", Format::Text, 0),
         ("formats/describe-events-no-header.txt", Format::Text, 1),
         ("formats/containerd-log.txt", Format::Text, 1),
+        ("formats/error-records.txt", Format::Text, 1),
         ("k8s-v1.37.2/gpu-taint.describe.txt", Format::Describe, 1),
     ] {
         let text = std::fs::read_to_string(fixture(file)).unwrap();
