@@ -757,8 +757,9 @@ fn whose_component_failure(c: &mut Cause, target: &str, reported_unadvertised: b
         }
         return;
     }
-    // The device plugin's image has no build for the node's architecture: the plugin never runs there.
-    if c.rule == Some("GW515") {
+    // The device plugin's image has no build for the node's architecture, or its container's arguments are
+    // taken for its command: the plugin never runs there.
+    if matches!(c.rule, Some("GW515" | "GW416")) {
         let text = c.evidence.iter().fold(target.to_ascii_lowercase(), |t, e| {
             t + " " + &e.text.to_ascii_lowercase()
         });
