@@ -172,10 +172,12 @@ fn split_by_object(ev: Evidence) -> Vec<Evidence> {
                 )
             })
     };
+    // The command that printed the listing (`oc get pods`) is not a message about anything.
     let loose: Vec<Signal> = ev
         .signals
         .iter()
         .filter(|s| s.object.is_none() || context(s))
+        .filter(|s| !is_command_line(&s.message))
         .cloned()
         .collect();
     let stuck: Vec<&String> = objects
@@ -249,6 +251,24 @@ fn split_by_object(ev: Evidence) -> Vec<Evidence> {
         });
     }
     out
+}
+
+/// A shell command a reporter pasted above its output (`$ kubectl get pods -A`, `oc get pods`), on one line.
+fn is_command_line(message: &str) -> bool {
+    let line = message.trim();
+    if line.contains('\n') {
+        return false;
+    }
+    // A prompt: `$ `, `# `, `root@host:~# `, `[user@host ~]$ `.
+    let command = match line.find(['$', '#']) {
+        Some(i) if i < 40 && line[i + 1..].starts_with(' ') => line[i + 1..].trim_start(),
+        _ => line,
+    };
+    let first = command.split_whitespace().next().unwrap_or("");
+    matches!(
+        first,
+        "kubectl" | "oc" | "k" | "helm" | "microk8s" | "microk8s.kubectl" | "k3s" | "k0s"
+    ) && command.split_whitespace().nth(1).is_some()
 }
 
 /// `{"…` or `[{…` (not a bracketed tag such as `[Bug] …` or `[Warning] …` at the start of pasted text).
@@ -638,6 +658,24 @@ gpu-operator-resources nvidia-device-plugin-daemonset-4n5fm 0/1 Init: CrashLoopB
         assert!(!evs[0].signals.is_empty());
         let one = paste.lines().next().unwrap();
         assert_eq!(parse(one, "x").unwrap().0, Format::Text);
+    }
+
+    #[test]
+    fn the_command_above_a_listing_is_not_a_target_of_its_own() {
+        // NVIDIA/gpu-operator #961: `oc get pods` above a listing where every Pod runs or has completed.
+        let paste = " oc get pods\nNAME                                       READY   STATUS      RESTARTS      AGE\ncuda-vectoradd                             0/1     Completed   0             4m24s\ngpu-operator-c9778c77c-hvxcz               1/1     Running     1             34m\n";
+        let (_, evs) = parse(paste, "x").unwrap();
+        assert!(
+            evs.iter().all(|e| e.target.name.is_some()),
+            "{:?}",
+            evs.iter().map(|e| &e.target.name).collect::<Vec<_>>()
+        );
+        assert!(is_command_line("[eje@localhost ~]$ oc get node -o wide"));
+        assert!(is_command_line("root@k8s-c1:~# kubectl get pods -A"));
+        assert!(!is_command_line("kubectl: error: unknown flag"));
+        assert!(!is_command_line(
+            "Error: failed to create FS watcher: too many open files"
+        ));
     }
 
     #[test]
