@@ -732,18 +732,23 @@ fn unknown(
     }
 }
 
-/// A crash loop (or a failed mount) says only that a container does not run. When the container is part of
-/// the GPU stack that is the GPU problem: the device plugin's means its node advertises nothing
-/// (`device-plugin`), and so does the driver installer's (no driver, no GPU for the plugin to find); a
+/// The Pod's names and a cause's evidence, lowercased: what says whose container failed.
+fn whose_text(c: &Cause, target: &str) -> String {
+    c.evidence.iter().fold(target.to_ascii_lowercase(), |t, e| {
+        t + " " + &e.text.to_ascii_lowercase()
+    })
+}
+
+/// A crash loop (or a failed mount, an image that cannot be pulled or run, a missing command) says only that a
+/// container does not run. When the container is part of the GPU stack that is the GPU problem: the device
+/// plugin's means its node advertises nothing (`device-plugin`), and so does the driver installer's (no driver, no GPU for the plugin to find); a
 /// validator's or toolkit's has a cause the text does not name (`unknown`), unless the reporter says the node
-/// advertises no GPU. The Pod's name and its owner say whose container it is.
+/// advertises no GPU. The Pod's name, its owner and its containers' names say whose container it is.
 fn whose_component_failure(c: &mut Cause, target: &str, reported_unadvertised: bool) {
     // The driver's or the device plugin's image cannot be pulled (none is published for this OS or kernel,
     // none for this architecture): the driver never installs or the plugin never runs, so no GPU is advertised.
     if c.rule == Some("GW501") {
-        let text = c.evidence.iter().fold(target.to_ascii_lowercase(), |t, e| {
-            t + " " + &e.text.to_ascii_lowercase()
-        });
+        let text = whose_text(c, target);
         if [
             "nvidia/driver:",
             "k8s-driver-manager",
@@ -760,9 +765,7 @@ fn whose_component_failure(c: &mut Cause, target: &str, reported_unadvertised: b
     // The device plugin's image has no build for the node's architecture, or its container's arguments are
     // taken for its command: the plugin never runs there.
     if matches!(c.rule, Some("GW515" | "GW416")) {
-        let text = c.evidence.iter().fold(target.to_ascii_lowercase(), |t, e| {
-            t + " " + &e.text.to_ascii_lowercase()
-        });
+        let text = whose_text(c, target);
         if text.contains("device-plugin") || is_gpu_stack(target) {
             c.category = Category::DevicePlugin;
         }
@@ -771,9 +774,7 @@ fn whose_component_failure(c: &mut Cause, target: &str, reported_unadvertised: b
     // The device plugin's own Pod cannot mount the NVIDIA driver's host directory: the driver is not
     // installed on the node yet, so the plugin never starts and the node advertises no GPU.
     if c.rule == Some("GW503") {
-        let text = c.evidence.iter().fold(target.to_ascii_lowercase(), |t, e| {
-            t + " " + &e.text.to_ascii_lowercase()
-        });
+        let text = whose_text(c, target);
         if text.contains("device-plugin") && text.contains("nvidia") {
             c.category = Category::DevicePlugin;
         }
