@@ -741,9 +741,9 @@ fn whose_text(c: &Cause, target: &str) -> String {
 
 /// A crash loop (or a failed mount, an image that cannot be pulled or run, a missing command) says only that a
 /// container does not run. When the container is part of the GPU stack that is the GPU problem: the device
-/// plugin's means its node advertises nothing (`device-plugin`), and so does the driver installer's (no driver, no GPU for the plugin to find); a
-/// validator's or toolkit's has a cause the text does not name (`unknown`), unless the reporter says the node
-/// advertises no GPU. The Pod's name, its owner and its containers' names say whose container it is.
+/// plugin's means its node advertises nothing (`device-plugin`), and so does the driver installer's (no driver,
+/// no GPU for the plugin to find); a validator's or toolkit's has a cause the text does not name (`unknown`),
+/// unless the reporter says the node advertises no GPU. The Pod's name, its owner and its containers' names say whose container it is.
 fn whose_component_failure(c: &mut Cause, target: &str, reported_unadvertised: bool) {
     // The driver's or the device plugin's image cannot be pulled (none is published for this OS or kernel,
     // none for this architecture): the driver never installs or the plugin never runs, so no GPU is advertised.
