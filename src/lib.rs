@@ -13,6 +13,7 @@ pub mod error;
 pub mod evidence;
 pub mod fiterror;
 pub mod offline;
+pub mod par;
 pub mod render;
 pub mod rules;
 pub mod sanitize;

@@ -96,11 +96,8 @@ pub fn diagnose(ev: &Evidence) -> Diagnosis {
 /// Diagnoses many targets, reading each distinct message once (a large EventList repeats them). The
 /// blocked targets come first, in input order.
 pub fn diagnose_all(evs: &[Evidence]) -> Vec<Diagnosis> {
-    let mut readings = Readings::default();
-    let mut out: Vec<Diagnosis> = evs
-        .iter()
-        .map(|ev| diagnose_with(ev, &mut readings))
-        .collect();
+    // Each thread keeps its own cache of readings: a reading depends on the message alone.
+    let mut out = crate::par::map_chunks(evs, 64, Readings::default, |r, ev| diagnose_with(ev, r));
     // Blocked Pods first, and of those the ones whose cause is known: in a listing, the Pods that wait
     // without a word usually wait on the one that says why.
     out.sort_by_key(|d| (!d.is_blocked(), d.primary == Category::Unknown));

@@ -29,24 +29,28 @@ struct Groups {
 
 impl Groups {
     fn entry(&mut self, kind: &str, namespace: &str, name: &str) -> &mut Evidence {
-        let key = (kind.to_string(), namespace.to_string(), name.to_string());
-        if !self.by_key.contains_key(&key) {
-            self.order.push(key.clone());
-            let target = Target {
-                kind: kind.to_string(),
-                namespace: (!namespace.is_empty()).then(|| namespace.to_string()),
-                name: (!name.is_empty()).then(|| name.to_string()),
-                ..Default::default()
-            };
-            self.by_key.insert(
-                key.clone(),
-                Evidence {
+        self.entry_owned((kind.to_string(), namespace.to_string(), name.to_string()))
+    }
+
+    fn entry_owned(&mut self, key: (String, String, String)) -> &mut Evidence {
+        use std::collections::hash_map::Entry;
+        match self.by_key.entry(key) {
+            Entry::Occupied(e) => e.into_mut(),
+            Entry::Vacant(e) => {
+                let (kind, namespace, name) = e.key().clone();
+                self.order.push(e.key().clone());
+                let target = Target {
+                    kind,
+                    namespace: (!namespace.is_empty()).then_some(namespace),
+                    name: (!name.is_empty()).then_some(name),
+                    ..Default::default()
+                };
+                e.insert(Evidence {
                     target,
                     ..Default::default()
-                },
-            );
+                })
+            }
         }
-        self.by_key.get_mut(&key).expect("inserted above")
     }
 }
 
@@ -241,25 +245,44 @@ impl FastEvent<'_> {
     }
 }
 
-/// Reads a JSON document that is a list, fast. `None` when it is not a list (the caller walks `Value`s).
+/// One list item, read on its own: an Event straight into its Signal, anything else as a `Value`.
+#[expect(
+    clippy::large_enum_variant,
+    reason = "nearly every item is an Event; boxing it would cost an allocation each"
+)]
+enum Item {
+    Event(Option<(String, String, String)>, Signal),
+    Object(Value),
+    Unreadable,
+}
+
+fn read_item(raw: &RawValue) -> Item {
+    match serde_json::from_str::<FastEvent<'_>>(raw.get()) {
+        Ok(e) if e.is_event() => {
+            let (key, signal) = e.into_signal();
+            Item::Event(key, signal)
+        }
+        _ => serde_json::from_str::<Value>(raw.get()).map_or(Item::Unreadable, Item::Object),
+    }
+}
+
+/// Reads a JSON document that is a list, fast: the items are read on all cores, then grouped in order.
+/// `None` when it is not a list (the caller walks `Value`s).
 pub(super) fn read_list_json(text: &str, what: &str) -> Option<Result<Vec<Evidence>>> {
     let list: FastList<'_> = serde_json::from_str(text).ok()?;
+    let items = crate::par::map_chunks(&list.items, 2048, || (), |_, raw| read_item(raw));
+    drop(list);
     let mut g = Groups::default();
     g.recognised += 1;
-    for raw in list.items {
-        match serde_json::from_str::<FastEvent<'_>>(raw.get()) {
-            Ok(e) if e.is_event() => {
+    for item in items {
+        match item {
+            Item::Event(key, signal) => {
                 g.recognised += 1;
-                let (key, signal) = e.into_signal();
-                let (kind, ns, name) =
-                    key.unwrap_or_else(|| ("Pod".into(), String::new(), String::new()));
-                g.entry(&kind, &ns, &name).signals.push(signal);
+                let key = key.unwrap_or_else(|| ("Pod".into(), String::new(), String::new()));
+                g.entry_owned(key).signals.push(signal);
             }
-            _ => {
-                if let Ok(v) = serde_json::from_str::<Value>(raw.get()) {
-                    walk(v, &mut g);
-                }
-            }
+            Item::Object(v) => walk(v, &mut g),
+            Item::Unreadable => {}
         }
     }
     Some(finish(g, what))
@@ -288,10 +311,15 @@ fn finish(mut g: Groups, what: &str) -> Result<Vec<Evidence>> {
     let nodes = std::mem::take(&mut g.nodes);
     let mut out: Vec<Evidence> = Vec::new();
     let order = std::mem::take(&mut g.order);
-    // Owner events (ReplicaSet FailedCreate) also explain Pods that the owner did manage to create.
+    // Owner events (ReplicaSet FailedCreate) also explain Pods that the owner did manage to create;
+    // only Pod objects name their owner, so a list of Events alone needs none of this.
+    let pods_name_owners = g
+        .by_key
+        .values()
+        .any(|e| e.pod.as_ref().is_some_and(|p| p.owner.is_some()));
     let owner_signals: Vec<(String, Signal)> = order
         .iter()
-        .filter(|k| k.0 != "Pod")
+        .filter(|k| pods_name_owners && k.0 != "Pod")
         .flat_map(|k| {
             let ev = &g.by_key[k];
             ev.signals
