@@ -568,6 +568,27 @@ fn stalled_without_a_word(ev: &Evidence, ctx: &Context, gaps: &[Gap]) -> Option<
 /// Names of the Pods (and their owners) that a node's GPU waits on: the device plugin that advertises it,
 /// the driver the plugin needs to find it, and a DRA driver's kubelet plugin. A validator's name can hold the
 /// component it validates (`nvidia-device-plugin-validator`), so `is_plugin_or_driver` leaves validators out.
+/// Host directories that exist only once the NVIDIA driver is installed.
+const DRIVER_HOST_DIRS: [&str; 2] = ["/home/kubernetes/bin/nvidia", "/run/nvidia/driver"];
+
+/// GPU-stack components that neither advertise GPUs nor install the driver.
+const OTHER_GPU_COMPONENTS: [&str; 5] = [
+    "container-toolkit",
+    "dcgm",
+    "gpu-feature-discovery",
+    "mig-manager",
+    "gpu-operator",
+];
+
+/// Whether lowercased text names a GPU-stack component (a validator included).
+fn names_gpu_component(text: &str) -> bool {
+    PLUGIN_OR_DRIVER
+        .iter()
+        .chain(&OTHER_GPU_COMPONENTS)
+        .chain(&["validator", "validation"])
+        .any(|w| text.contains(w))
+}
+
 const PLUGIN_OR_DRIVER: [&str; 7] = [
     "device-plugin",
     "amdgpu-dp",
@@ -768,11 +789,14 @@ fn whose_component_failure(c: &mut Cause, target: &str, reported_unadvertised: b
         }
         return;
     }
-    // The device plugin's own Pod cannot mount the NVIDIA driver's host directory: the driver is not
-    // installed on the node yet, so the plugin never starts and the node advertises no GPU.
+    // The device plugin's own Pod cannot mount the NVIDIA driver's host directory, or any Pod cannot mount a
+    // directory that only the driver creates (GKE's `/home/kubernetes/bin/nvidia`, the driver container's
+    // `/run/nvidia/driver`): the driver is not installed on the node yet, so no GPU is advertised.
     if c.rule == Some("GW503") {
         let text = whose_text(c, target);
-        if text.contains("device-plugin") && text.contains("nvidia") {
+        if (text.contains("device-plugin") && text.contains("nvidia"))
+            || DRIVER_HOST_DIRS.iter().any(|d| text.contains(d))
+        {
             c.category = Category::DevicePlugin;
         }
         return;
@@ -780,19 +804,21 @@ fn whose_component_failure(c: &mut Cause, target: &str, reported_unadvertised: b
     if c.rule != Some("GW505") {
         return;
     }
-    // Only the lines that report the crash: a pasted table names every Pod of the stack.
+    // Only the lines that report the crash: a pasted table names every Pod of the stack. When those lines
+    // name no component (`Status: CrashLoopBackOff` under `Container: nvidia-driver-ctr`), the whole record says.
     let mut text = target.to_ascii_lowercase();
     for e in &c.evidence {
         let lower = e.text.to_ascii_lowercase();
-        let crashing: Vec<&str> = lower
+        let crashing = lower
             .lines()
             .filter(|l| l.contains("crashloopbackoff") || l.contains("back-off"))
-            .collect();
+            .collect::<Vec<&str>>()
+            .join(" ");
         text.push(' ');
-        if crashing.is_empty() {
-            text.push_str(&lower);
+        if names_gpu_component(&crashing) {
+            text.push_str(&crashing);
         } else {
-            text.push_str(&crashing.join(" "));
+            text.push_str(&lower);
         }
     }
     let has = |words: &[&str]| words.iter().any(|w| text.contains(w));
@@ -804,13 +830,7 @@ fn whose_component_failure(c: &mut Cause, target: &str, reported_unadvertised: b
         // advertises none, as a crashing plugin is. A DRA driver's kubelet plugin is the device plugin's
         // counterpart: while it crashes, the node publishes no device for a claim.
         c.category = Category::DevicePlugin;
-    } else if has(&[
-        "container-toolkit",
-        "dcgm",
-        "gpu-feature-discovery",
-        "mig-manager",
-        "gpu-operator",
-    ]) {
+    } else if has(&OTHER_GPU_COMPONENTS) {
         // A GPU-stack component that keeps crashing is why the node advertises no GPU, when the reporter
         // says it advertises none; otherwise what breaks it is inside the component.
         c.category = if reported_unadvertised {

@@ -55,21 +55,27 @@ const CONTAINERD_RUNTIMES: Next = Next {
 /// that an object is invalid (GW221 names the GPU Operator's outdated CRD); a device plugin's panic (GW144)
 /// yields to a message that says what it tripped on; the GPU Operator's list of states that are not ready (GW147)
 /// yields to what a state's own Pod says; the validator's failed CUDA sample (GW150) yields to a rule that reads
-/// its error code (GW421: no device in the container).
+/// its error code (GW421: no device in the container); a driver container's log that stops short (GW155) yields
+/// to the line that says why it stopped.
 pub static CATCH_ALL: &[&str] = &[
-    "GW119", "GW124", "GW142", "GW144", "GW147", "GW150", "GW210", "GW211", "GW216", "GW505",
+    "GW119", "GW124", "GW142", "GW144", "GW147", "GW150", "GW155", "GW210", "GW211", "GW216",
+    "GW505",
 ];
 
 /// Pairs (specific, general) of rules whose patterns match the same text, where the specific one says more:
 /// when both match, the general one yields. GW146 names which `Insufficient` resources are HAMi's virtual ones,
 /// which no node advertises (GW105 would call them a shortfall); GW151 says the plugin that cannot start (GW145) or
 /// cannot initialise NVML (GW122) runs without the nvidia runtime; GW153 says an NVML the plugin did load lacks a
-/// symbol (a driver too old), which GW151 would read as no NVML at all.
+/// symbol (a driver too old), which GW151 would read as no NVML at all; GW431 says the command a container cannot
+/// find is `nvidia-smi`, which the nvidia runtime injects (GW416 would call it the image's own command, GW418 an
+/// unexplained runtime failure).
 pub static REFINES: &[(&str, &str)] = &[
     ("GW146", "GW105"),
     ("GW151", "GW145"),
     ("GW151", "GW122"),
     ("GW153", "GW151"),
+    ("GW431", "GW416"),
+    ("GW431", "GW418"),
 ];
 
 /// Rules that read the reporter's own words (or the manifests they pasted) in a ticket, not a component's
@@ -84,6 +90,7 @@ pub static HEARSAY: &[&str] = &["GW131", "GW132", "GW137", "GW138", "GW603"];
 pub static COMPONENT_LOG: &[&str] = &[
     "GW122", "GW123", "GW124", "GW127", "GW128", "GW133", "GW139", "GW140", "GW142", "GW143",
     "GW144", "GW145", "GW147", "GW148", "GW149", "GW150", "GW151", "GW152", "GW153", "GW154",
+    "GW155",
 ];
 
 pub static RULES: &[Rule] = &[
@@ -950,7 +957,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "kubectl describe node (Capacity, Allocatable), or a node's `status.capacity` fields",
-        pattern: r"(?:\b(?:Capacity|Allocatable):(?: [\w./-]+: \S+){0,24}? |\bstatus\.(?:capacity|allocatable)\.)(?P<resource>nvidia\.com/gpu|nvidia\.com/[A-Z0-9]+_\w+|alpha\.kubernetes\.io/nvidia-gpu|[a-z0-9-]+\.(?:com|io|sh)/(?:[\w.]*-)?v?gpu-?mem(?:ory)?|amd\.com/gpu|gpu\.intel\.com/(?:i915|xe)|nvidia\.com/mig-[\w.-]+|[a-z0-9-]+\.(?:com|io|sh)/(?:[\w.]*-)?v?gpu(?:[.-]shared)?): \x22?0\b",
+        pattern: r"(?:\b(?:Capacity|Allocatable):(?: [\w./-]+: \S+){0,24}? |\bstatus\.(?:capacity|allocatable)\.)(?P<resource>nvidia\.com/gpu|nvidia\.com/[A-Z0-9]+_\w+|alpha\.kubernetes\.io/nvidia-gpu|[a-z0-9-]+\.(?:com|io|sh)/(?:[\w.]*-)?v?gpu-?mem(?:ory)?|amd\.com/gpu|gpu\.intel\.com/(?:i915|xe)|nvidia\.com/mig-[\w.-]+|[a-z0-9-]+\.(?:com|io|sh)/(?:[\w.]*-)?v?gpu(?:[.-]shared)?): \x22?0\b|(?:^|\| grep (?:-i )?\S+ )(?P<resource_alt>nvidia\.com/gpu|amd\.com/gpu|gpu\.intel\.com/(?:i915|xe)): 0(?: (?:nvidia\.com/gpu|amd\.com/gpu|gpu\.intel\.com/(?:i915|xe)):? 0(?: 0)?)*$",
         summary: "the node lists {resource} with 0 devices: the device plugin registered, then lost or found no GPU",
         explanation: doc!(
             "The node's capacity names the GPU resource, so a device plugin registered it at some point, but the count is 0: the kubelet holds no healthy device to give. GPU Pods see `Insufficient` for this node.",
@@ -969,7 +976,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "kubectl describe node (Capacity, Allocatable), or a custom-columns or jsonpath listing of a node's GPU (Intel's `{.metadata.name} i915: {…allocatable.gpu\\.intel\\.com/i915}`)",
-        pattern: r"\bCapacity:(?: [a-z][\w.-]*: \S+){3,16} Allocatable:|^Allocatable:(?: [a-z][\w.-]*: \S+){3,16}$|custom-columns=\S*?status\.(?:allocatable|capacity)\.\S*?gpu\S* (?:\S+ ){0,2}?NAME [A-Z()_-]+ (?:\S+ <?none>? )*\S+ <?none>?$|^NAME [A-Z()_-]*GPUS? (?:[\w.-]+ \\?<none\\?> ?)+$|\bmap\[(?:[a-z][\w.-]*:\S+ ){3,16}pods:\d+\]|(?:^|\}\x22? )[a-z0-9][\w.-]* (?:i915|xe):(?: 0)?$",
+        pattern: r"\bCapacity:(?: [a-z][\w.-]*: \S+){3,16}(?: Allocatable:|$)|^Allocatable:(?: [a-z][\w.-]*: \S+){3,16}$|custom-columns=\S*?status\.(?:allocatable|capacity)\.\S*?gpu\S* (?:\S+ ){0,2}?NAME [A-Z()_-]+ (?:\S+ <?none>? )*\S+ <?none>?$|^NAME [A-Z()_-]*GPUS? (?:[\w.-]+ \\?<none\\?> ?)+$|\bmap\[(?:[a-z][\w.-]*:\S+ ){3,16}pods:\d+\]|(?:^|\}\x22? )[a-z0-9][\w.-]* (?:i915|xe):(?: 0)?$",
         summary: "the node's capacity lists no GPU resource at all: no device plugin has registered one on it",
         explanation: doc!(
             "The node's `Capacity` holds only cpu, memory, storage, hugepages and Pod slots: no extended resource such as `nvidia.com/gpu`. The kubelet advertises a GPU only after a device plugin registers it, so the scheduler sees no GPU on this node.",
@@ -1066,19 +1073,19 @@ pub static RULES: &[Rule] = &[
         name: "gpu-driver-install-failed",
         category: C::DevicePlugin,
         gate: G::Scheduling,
-        looks_at: "the GPU Operator's driver container log (nvidia-driver-daemonset)",
-        pattern: r"Could not resolve Linux kernel version|Unable to locate package (?P<package>linux-(?:objects|signatures|modules)-nvidia-\S+)|\bERROR: Unable to load the kernel module '?nvidia(?:-\w+)?\.ko'?|\bError: Unable to find a match: (?P<package_alt>(?:kernel-(?:headers|devel|core)-|elfutils-libelf-devel)\S*)|\bERROR: modpost: GPL-incompatible module nvidia\.ko uses GPL-only symbol|\bCould not unload NVIDIA driver kernel modules, driver is in use|\bCould not find kernel full version\b",
-        summary: "the driver container cannot install the NVIDIA driver for the node's kernel, so the node's GPUs have no driver and advertise nothing",
+        looks_at: "the GPU Operator's driver container log (nvidia-driver-daemonset), AMD's KMM worker log",
+        pattern: r"Could not resolve Linux kernel version|Unable to locate package (?P<package>linux-(?:objects|signatures|modules)-nvidia-\S+)|\bERROR: Unable to load the kernel module (?:'?nvidia(?:-\w+)?\.ko'?|'$)|\bError: Unable to find a match: (?P<package_alt>(?:kernel-(?:headers|devel|core)-|elfutils-libelf-devel)\S*)|\bERROR: modpost: GPL-incompatible module nvidia\.ko uses GPL-only symbol|\bCould not unload NVIDIA driver kernel modules, driver is in use|\bCould not find kernel full version\b|\bmodprobe: (?:ERROR|FATAL):[^\n]*?(?:'(?:ipmi_msghandler|ipmi_devintf|nvidia[\w-]*)'|/drivers/gpu/|\bamdgpu\b)|\bCannot download repodata/repomd\.xml: [^\n]*?\b404 for https?://repo\.radeon\.com/",
+        summary: "the driver container cannot install or load the GPU driver for the node's kernel, so the node's GPUs have no driver and advertise nothing",
         explanation: doc!(
-            "The GPU Operator's driver container builds or installs the kernel modules for the running kernel. It could not find that kernel's packages (headers, or the precompiled `linux-objects-nvidia-…` modules) in its package repositories, so it exits and restarts; until a driver loads, the device plugin finds no GPU and the node advertises none.",
+            "The GPU Operator's driver container (or AMD's KMM worker) builds or installs the kernel modules for the running kernel and loads them. It could not find that kernel's packages (headers, the precompiled `linux-objects-nvidia-…` modules, AMD's `amdgpu` repository) or `modprobe` could not load a module the driver needs, so it exits and restarts; until a driver loads, the device plugin finds no GPU and the node advertises none.",
             "The node runs a kernel the driver image has no packages for: a newer or older kernel than the repositories carry, or a distribution the image does not support (Talos, a custom kernel), where the driver has to come from the OS instead. When the module builds but `nvidia.ko` does not load, the kernel refused it: `nouveau` holds the GPU, Secure Boot rejects an unsigned module, or it was built against other kernel sources.",
             "Use a driver image (or precompiled driver) for this kernel, pin the kernel to one the repositories carry, or install the driver on the host and disable the Operator's driver (`driver.enabled=false`).",
         ),
         next: &[
             Next {
-                command: "kubectl logs -n {namespace} -l app=nvidia-driver-daemonset --all-containers --tail=100",
+                command: "kubectl get pods -A -o wide | grep -i -e nvidia-driver -e kmm-worker -e driver-build",
                 place: Cluster,
-                why: "read the driver container's install log",
+                why: "find the driver container's Pod, then read its log with kubectl logs --all-containers",
             },
             Next {
                 command: "uname -r",
@@ -1209,8 +1216,8 @@ pub static RULES: &[Rule] = &[
         name: "device-plugin-cannot-start",
         category: C::DevicePlugin,
         gate: G::Scheduling,
-        looks_at: "the NVIDIA device plugin's Pod log",
-        pattern: r"\b(?:error starting plugins?|Failed to start plugin): (?P<why>[^\n\x22]+)|\bError: failed to create FS watcher: (?P<why_alt>[^\n\x22]+)",
+        looks_at: "the NVIDIA device plugin's (or GPU Feature Discovery's) Pod log",
+        pattern: r"\b(?:error starting plugins?|Failed to start plugin): (?P<why>[^\n\x22]+)|\bError: (?:failed to create FS watcher|error creating NVML labeler): (?P<why_alt>[^\n\x22]+)",
         summary: "the NVIDIA device plugin cannot start its plugins ({why}), so the node advertises no GPU",
         explanation: doc!(
             "The NVIDIA device plugin read its configuration and the node's devices, then gave up before it registered any resource with the kubelet. It exits (or retries) with `error starting plugins:` and the reason; until it starts, the node advertises no `nvidia.com/gpu` and GPU Pods stay Pending.",
@@ -1381,9 +1388,9 @@ pub static RULES: &[Rule] = &[
         name: "device-plugin-without-nvidia-runtime",
         category: C::HandlerMissing,
         gate: G::Scheduling,
-        looks_at: "the NVIDIA device plugin's (or GPU Feature Discovery's) Pod log",
-        pattern: r"could not load NVML library|did you set the docker default runtime to|\bIncompatible platform detected\b|\bplatform detection failed\b|\bnvml init failed: ERROR_LIBRARY_NOT_FOUND\b|\bFailed to initialize NVML: ERROR_LIBRARY_NOT_FOUND\b",
-        summary: "the NVIDIA device plugin cannot load NVML: its container does not run under the nvidia runtime (or the node has no driver), so the node advertises no GPU",
+        looks_at: "the NVIDIA device plugin's (or GPU Feature Discovery's, or DCGM exporter's) Pod log",
+        pattern: r"could not load NVML library|did you set the docker default runtime to|\bIncompatible platform detected\b|\bplatform detection failed\b|\bnvml init failed: ERROR_LIBRARY_NOT_FOUND\b|\bFailed to initialize NVML: ERROR_LIBRARY_NOT_FOUND\b|\bCannot init NVML library; err: ERROR_LIBRARY_NOT_FOUND\b",
+        summary: "the NVIDIA device plugin (or another GPU-stack Pod) cannot load NVML: its container does not run under the nvidia runtime (or the node has no driver), so the node advertises no GPU",
         explanation: doc!(
             "The device plugin finds the GPUs through NVML (`libnvidia-ml.so.1`), which the NVIDIA container runtime mounts from the host's driver into its container. It found no NVML library, so it detects no NVIDIA platform, registers nothing, and the node's allocatable `nvidia.com/gpu` stays 0: GPU Pods then fail scheduling with `Insufficient nvidia.com/gpu`.",
             "The plugin's container was started by plain runc: `nvidia` is not containerd's (or Docker's) default runtime and the plugin's Pod names no `runtimeClassName: nvidia`, or the runtime is not configured at all (the GPU Operator's toolkit has not run, the node image is not the GPU one). Less often the driver itself is missing on the node.",
@@ -1493,6 +1500,36 @@ pub static RULES: &[Rule] = &[
         example: "$ kubectl -n gpu-operator logs nvidia-device-plugin-daemonset-q468h -c toolkit-validation\nwaiting for nvidia container stack to be setup\nwaiting for nvidia container stack to be setup",
         example_source: "https://github.com/NVIDIA/gpu-operator/issues/378",
         near_miss: "WARN[0000] failed to validate the driver, retrying after 5 seconds",
+    },
+    Rule {
+        id: "GW155",
+        name: "driver-container-not-done",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "the GPU Operator's driver container and driver manager log (nvidia-driver-daemonset)",
+        pattern: r"\bCompiling NVIDIA driver kernel modules\.\.\.|\bStarting installation of NVIDIA driver (?:branch|version) \S+ for Linux kernel version (?P<kernel>\S+)|\bGetting current value of the 'nvidia\.com/gpu\.deploy\.[\w.-]+' node label\b|\bnvidia driver module is already loaded with refcount \d+|\bShutting down all GPU clients on the current node\b",
+        summary: "the GPU Operator's driver container has not finished: its log stops before the driver is loaded, so the node advertises no GPU yet",
+        explanation: doc!(
+            "The ticket holds the log of the GPU Operator's driver Pod: the driver manager preparing the node, or the driver container installing or compiling the kernel modules. It stops before the driver is loaded (`Done, now waiting for signal`); until then the toolkit, the device plugin and the other operands wait, and the node advertises no GPU.",
+            "The install fails further down the log than the paste shows (kernel headers or packages missing for the node's kernel, a compile error, a module the kernel refuses), the driver manager cannot unload a driver that GPU clients still hold, or the container is still working. A line that says which is explained by its own rule.",
+            "Read the whole log of every container in the driver Pod, and the previous run's (`--previous`) when it restarts; fix what its last error says.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get pods -n {namespace} -o wide -l app=nvidia-driver-daemonset",
+                place: Cluster,
+                why: "see whether the driver Pod on the node restarts or is still initialising",
+            },
+            Next {
+                command: "kubectl logs -n {namespace} -l app=nvidia-driver-daemonset --all-containers --tail=200",
+                place: Cluster,
+                why: "read the end of the driver install log, where it says why it stopped",
+            },
+        ],
+        fix: None,
+        example: "========== NVIDIA Software Installer ==========\n\nStarting installation of NVIDIA driver branch 515 for Linux kernel version 5.4.0-1068-fips",
+        example_source: "https://github.com/NVIDIA/gpu-operator/issues/457",
+        near_miss: "Done, now waiting for signal",
     },
     Rule {
         id: "GW201",
@@ -2677,12 +2714,12 @@ pub static RULES: &[Rule] = &[
         name: "nvidia-utilities-not-injected",
         category: C::RuntimeHook,
         gate: G::Runtime,
-        looks_at: "container log (GPU Operator validator, workload)",
-        pattern: r#"exec: \\?"nvidia-smi\\?": executable (?:file )?not found|failed to run command '?nvidia-smi'?: No such file or directory|\bnvidia-smi: (?:command )?not found"#,
-        summary: "nvidia-smi is not in the container: the NVIDIA runtime or hook did not inject the driver utilities",
+        looks_at: "the GPU Operator validator's log",
+        pattern: r#"validating toolkit installation: exec: \\?"nvidia-smi\\?": executable (?:file )?not found|failed to run command '?nvidia-smi'?: No such file or directory"#,
+        summary: "the GPU Operator's validator finds no nvidia-smi: the toolkit did not inject the driver utilities",
         explanation: doc!(
-            "The container started, but `nvidia-smi`, which the NVIDIA Container Toolkit mounts from the host driver, is not there.",
-            "The container did not run through the NVIDIA runtime or hook (the RuntimeClass or the runtime's default is not `nvidia`), or the toolkit cannot find the driver on the host (driver container not ready, wrong driver root).",
+            "The GPU Operator's validator checks the driver and the toolkit by running `nvidia-smi`, which the NVIDIA Container Toolkit mounts from the host driver (or which lives under the driver container's root). It is not there, so validation fails and the operands wait.",
+            "The toolkit cannot find the driver on the host (driver container not ready, wrong driver root, a host driver without its utilities), or the validator's container did not run through the NVIDIA runtime.",
             "Run GPU Pods with the `nvidia` RuntimeClass (or make nvidia the default runtime), and check the toolkit's configuration and the driver on the node.",
         ),
         next: &[
@@ -3100,6 +3137,62 @@ pub static RULES: &[Rule] = &[
         near_miss: "time=\"2026-01-21T12:32:09Z\" level=fatal msg=\"Error: unable to load config: unsupported config version: 3\"",
     },
     Rule {
+        id: "GW431",
+        name: "nvidia-runtime-not-used",
+        category: C::HandlerMissing,
+        gate: G::Runtime,
+        looks_at: "container log, Failed event (StartError, RunContainerError), kubectl exec output",
+        pattern: r#"exec: \\?"nvidia-smi\\?": executable (?:file )?not found|\bnvidia-smi: (?:command )?not found"#,
+        summary: "nvidia-smi is not in the container: it was not started by the nvidia runtime, which injects the driver's utilities and libraries",
+        explanation: doc!(
+            "The container started (or its command was looked up), but `nvidia-smi` is not there. Images do not ship it: the NVIDIA Container Toolkit mounts it, with the driver's libraries, from the host when the container is created by the `nvidia` runtime. Device nodes (`/dev/nvidia0`) may be there, since the device plugin adds those itself.",
+            "The Pod did not run under the `nvidia` runtime: it names no `runtimeClassName: nvidia` and the node's containerd (or CRI-O, or Docker under cri-dockerd) does not default to `nvidia`, as on k0s, k3s, microk8s and minikube unless configured. Less often the toolkit is configured but finds no driver on the host.",
+            "Set `runtimeClassName: nvidia` on the Pod (the RuntimeClass must exist and its handler be configured), or make `nvidia` the runtime's default; then recreate the Pod.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get pod {pod} -n {namespace} -o jsonpath='{.spec.runtimeClassName}'",
+                place: Cluster,
+                why: "see which RuntimeClass the Pod runs with (empty means the runtime's default)",
+            },
+            Next {
+                command: "containerd config dump | grep -E 'default_runtime_name|runtimes.nvidia'",
+                place: Node,
+                why: "check whether containerd has an nvidia runtime and which runtime it uses by default",
+            },
+        ],
+        fix: None,
+        example: "Error: failed to start container \"gpu-test1\": Error response from daemon: failed to create task for container: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: error during container init: exec: \"nvidia-smi\": executable file not found in $PATH: unknown",
+        example_source: "https://github.com/NVIDIA-BioNeMo-blueprints/generative-virtual-screening/issues/8",
+        near_miss: "Error: error validating toolkit installation: exec: \"nvidia-smi\": executable file not found in $PATH",
+    },
+    Rule {
+        id: "GW432",
+        name: "gpu-access-lost-after-start",
+        category: C::RuntimeHook,
+        gate: G::Runtime,
+        looks_at: "nvidia-smi run inside a container that is running",
+        pattern: r"Failed to initialize NVML: Unknown Error(?:\s|$|\.\x22)",
+        summary: "the container lost access to its GPU after it started: systemd reset the device rules the NVIDIA hook set up",
+        explanation: doc!(
+            "`nvidia-smi` fails with `Failed to initialize NVML: Unknown Error` inside a container that was started with its GPU. The Pod started; the container's device access was taken away afterwards, so the GPU is unusable until the Pod restarts.",
+            "A `systemctl daemon-reload` (or anything that makes systemd rewrite cgroups) resets the device rules of containers whose GPU was injected by the NVIDIA hook without systemd knowing, so the device nodes can no longer be opened.",
+            "Restart the Pod to get the GPU back. To stop it recurring, let the NVIDIA Container Toolkit create the `/dev/char` symlinks (`nvidia-ctk system create-dev-char-symlinks`), use CDI, or use the cgroupfs driver.",
+        ),
+        next: &[
+            Next {
+                command: "journalctl -u containerd --since -2h | grep -i daemon-reload",
+                place: Node,
+                why: "see whether systemd reloaded while the Pod ran",
+            },
+            DESCRIBE_POD,
+        ],
+        fix: None,
+        example: "root@vmd-7d9dd979cd-6xcn2:/opt# nvidia-smi\nFailed to initialize NVML: Unknown Error",
+        example_source: "https://github.com/awslabs/amazon-eks-ami/issues/2428",
+        near_miss: "Failed to initialize NVML: could not load NVML library.",
+    },
+    Rule {
         id: "GW501",
         name: "image-pull-failed",
         category: C::Other,
@@ -3476,32 +3569,6 @@ pub static RULES: &[Rule] = &[
         example: "Dec  2 10:43:35 worker4 kernel: [240314.528856] NVRM: Xid (PCI:0000:07:00): 48, pid='<unknown>', name=<unknown>, An uncorrectable double bit error (DBE) has been detected on GPU in the framebuffer at physAddr 0x7fdd60000 partition",
         example_source: "https://github.com/NVIDIA/gpu-operator/issues/1146",
         near_miss: "Mar  3 13:08:28 ip-172-31-37-178 kernel: [ 3570.610595] nvidia-nvlink: Nvlink Core is being initialized, major device number 239",
-    },
-    Rule {
-        id: "GW601",
-        name: "gpu-access-lost-after-start",
-        category: C::None,
-        gate: G::None,
-        looks_at: "nvidia-smi run inside a container that is running",
-        pattern: r"Failed to initialize NVML: Unknown Error(?:\s|$|\.\x22)",
-        summary: "nothing blocked the Pod: it started, and later its container lost access to the GPU",
-        explanation: doc!(
-            "`nvidia-smi` fails with `Failed to initialize NVML: Unknown Error` inside a container that was started with its GPU. Nothing stops the Pod from starting; the container's device access was taken away afterwards.",
-            "A `systemctl daemon-reload` (or anything that makes systemd rewrite cgroups) resets the device rules of containers whose GPU was injected by the NVIDIA hook without systemd knowing, so the device nodes can no longer be opened.",
-            "Restart the Pod to get the GPU back. To stop it recurring, let the NVIDIA Container Toolkit create the `/dev/char` symlinks (`nvidia-ctk system create-dev-char-symlinks`), use CDI, or use the cgroupfs driver.",
-        ),
-        next: &[
-            Next {
-                command: "journalctl -u containerd --since -2h | grep -i daemon-reload",
-                place: Node,
-                why: "see whether systemd reloaded while the Pod ran",
-            },
-            DESCRIBE_POD,
-        ],
-        fix: None,
-        example: "root@vmd-7d9dd979cd-6xcn2:/opt# nvidia-smi\nFailed to initialize NVML: Unknown Error",
-        example_source: "https://github.com/awslabs/amazon-eks-ami/issues/2428",
-        near_miss: "Failed to initialize NVML: could not load NVML library.",
     },
     Rule {
         id: "GW602",
