@@ -1532,6 +1532,36 @@ pub static RULES: &[Rule] = &[
         near_miss: "Done, now waiting for signal",
     },
     Rule {
+        id: "GW156",
+        name: "operator-too-old-for-kubernetes",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "the GPU Operator's own Pod log (clusterpolicy-controller)",
+        pattern: r#"clusterpolicy-controller[^\n]*?no matches for kind \\?"(?P<kind>\w+)\\?" in version \\?"(?P<version>[\w.]+/v\d+(?:alpha|beta)\d+)\\?""#,
+        summary: "the GPU Operator is too old for this Kubernetes: it still uses {kind} {version}, which the cluster no longer serves, so it deploys no operands",
+        explanation: doc!(
+            "The GPU Operator's ClusterPolicy controller fails every reconcile: it creates or deletes an object of an API version the cluster does not serve (`node.k8s.io/v1beta1` RuntimeClass and `policy/v1beta1` PodSecurityPolicy are gone since Kubernetes 1.25). The ClusterPolicy never becomes ready, so the driver, toolkit and device plugin are not deployed and the node advertises no GPU.",
+            "The Operator (or a distribution's bundled GPU add-on) predates the cluster's Kubernetes release: the cluster was upgraded under it, or an old chart was installed on a new cluster.",
+            "Upgrade the GPU Operator to a release that supports the cluster's Kubernetes version (and, for PodSecurityPolicy, set `psp.enabled=false`).",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get pods -A -l app=gpu-operator -o jsonpath='{.items[*].spec.containers[*].image}'",
+                place: Cluster,
+                why: "see which GPU Operator release runs",
+            },
+            Next {
+                command: "kubectl version",
+                place: Cluster,
+                why: "compare with the Kubernetes versions that release supports",
+            },
+        ],
+        fix: None,
+        example: "{\"level\":\"error\",\"ts\":1675677539.5370853,\"msg\":\"Reconciler error\",\"controller\":\"clusterpolicy-controller\",\"object\":{\"name\":\"cluster-policy\"},\"namespace\":\"\",\"name\":\"cluster-policy\",\"reconcileID\":\"2a1a3aa8-0a42-4425-95fd-0bd83f2d6ad7\",\"error\":\"no matches for kind \\\"PodSecurityPolicy\\\" in version \\\"policy/v1beta1\\\"\"}",
+        example_source: "https://github.com/NVIDIA/gpu-operator/issues/484",
+        near_miss: "Error: validation failed: [unable to recognize \"\": no matches for kind \"PodSecurityPolicy\" in version \"policy/v1beta1\"]",
+    },
+    Rule {
         id: "GW201",
         name: "runtimeclass-not-found",
         category: C::RuntimeclassNotFound,
