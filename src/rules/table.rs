@@ -1562,6 +1562,36 @@ pub static RULES: &[Rule] = &[
         near_miss: "Error: validation failed: [unable to recognize \"\": no matches for kind \"PodSecurityPolicy\" in version \"policy/v1beta1\"]",
     },
     Rule {
+        id: "GW157",
+        name: "operator-device-plugin-disabled-on-node",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "the GPU node's labels (kubectl get node -o yaml, describe node), the driver manager's log",
+        pattern: r#"\bnvidia\.com/gpu\.deploy\.device-plugin(?:: ?(?:""|''|"?false\b)|=(?:false\b|'|"|$| ))"#,
+        summary: "the GPU Operator does not deploy its device plugin on the node: the node's nvidia.com/gpu.deploy.device-plugin label is empty or false",
+        explanation: doc!(
+            "The GPU Operator runs each operand (toolkit, device plugin, DCGM, feature discovery) only on nodes whose `nvidia.com/gpu.deploy.<operand>` label is `true`. On this node the device plugin's label is empty or `false`, so no device plugin Pod runs there and the node advertises no `nvidia.com/gpu`.",
+            "Someone set the label to switch the operand off, the node is configured for VM workloads (`nvidia.com/gpu.workload.config`), or the Operator left the labels empty when it labelled the node (it did not recognise the node's setup).",
+            "Set the label back (`kubectl label node <node> nvidia.com/gpu.deploy.device-plugin=true --overwrite`) or fix the workload configuration, then watch the Operator schedule the device plugin on the node.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get nodes -L nvidia.com/gpu.deploy.device-plugin,nvidia.com/gpu.deploy.container-toolkit,nvidia.com/gpu.workload.config",
+                place: Cluster,
+                why: "see which nodes the Operator deploys the device plugin and toolkit on",
+            },
+            Next {
+                command: "kubectl get pods -A -o wide -l app=nvidia-device-plugin-daemonset",
+                place: Cluster,
+                why: "see on which nodes a device plugin Pod runs",
+            },
+        ],
+        fix: None,
+        example: "    nvidia.com/gpu.deploy.dcgm-exporter: \"\"\n    nvidia.com/gpu.deploy.device-plugin: \"\"\n    nvidia.com/gpu.deploy.driver: \"true\"",
+        example_source: "https://github.com/NVIDIA/gpu-operator/issues/491",
+        near_miss: "Current value of 'nvidia.com/gpu.deploy.device-plugin=true'",
+    },
+    Rule {
         id: "GW201",
         name: "runtimeclass-not-found",
         category: C::RuntimeclassNotFound,
@@ -2205,7 +2235,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::DeviceAdmission,
         looks_at: "UnexpectedAdmissionError event, Pod status.message",
-        pattern: r#"invalid allocation request for "(?P<resource>[^"]+)"|failed to get allocate response|maximum request size for shared resources is 1|\bNvidia node mismatch for pod \S+, pick up:|\bfailed to find predicate idx for pod\b|\bcandidate pod not found for request\b|\bno devices found allocated in local cache for pod \S+, container \S+, resource (?P<resource_alt>[\w./-]+)"#,
+        pattern: r#"invalid allocation request for "(?P<resource>[^"]+)"|failed to get allocate response|maximum request size for shared resources is 1|\bNvidia node mismatch for pod \S+, pick up:|\bfailed to find predicate idx for pod\b|\bcandidate pod not found for request\b|\bno devices found allocated in local cache for pod \S+, container \S+, resource (?P<resource_alt>[\w./-]+)|\binvalid allocation requst: request GPU memory \d+ can't be satisfied"#,
         summary: "the device plugin's Allocate call failed for {resource|the GPU}",
         explanation: doc!(
             "The device plugin returned an error from `Allocate`.",
