@@ -5,6 +5,7 @@
 
 mod facts;
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
@@ -104,6 +105,24 @@ pub fn diagnose_all(evs: &[Evidence]) -> Vec<Diagnosis> {
     out
 }
 
+/// The text a signal is read by: its message, or its reason when it has none. The kubelet words every
+/// `FailedPrepareDynamicResources` event `Failed to prepare dynamic resources: <error>`; a paste that put the
+/// error on a line of its own (or cut the prefix) gets the prefix back, so the DRA rules read the error.
+fn reading_text(signal: &Signal) -> Cow<'_, str> {
+    let message = signal.message.trim();
+    if message.is_empty() {
+        return Cow::Borrowed(signal.reason.as_deref().unwrap_or(""));
+    }
+    if signal.reason.as_deref() == Some("FailedPrepareDynamicResources")
+        && !message
+            .to_ascii_lowercase()
+            .contains("prepare dynamic resources")
+    {
+        return Cow::Owned(format!("Failed to prepare dynamic resources: {message}"));
+    }
+    Cow::Borrowed(&signal.message)
+}
+
 /// What each distinct message said, shared across targets.
 #[derive(Default)]
 pub struct Readings(HashMap<String, Reading>);
@@ -116,11 +135,8 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
         if !worth_reading(signal) {
             continue;
         }
-        let text = if signal.message.trim().is_empty() {
-            signal.reason.as_deref().unwrap_or("")
-        } else {
-            &signal.message
-        };
+        let text = reading_text(signal);
+        let text = text.as_ref();
         if !readings.contains_key(text) {
             readings.insert(text.to_string(), classify::read(text));
         }
