@@ -1389,7 +1389,7 @@ pub static RULES: &[Rule] = &[
         category: C::HandlerMissing,
         gate: G::Scheduling,
         looks_at: "the NVIDIA device plugin's (or GPU Feature Discovery's, or DCGM exporter's) Pod log",
-        pattern: r"could not load NVML library|did you set the docker default runtime to|\bIncompatible platform detected\b|\bplatform detection failed\b|\bnvml init failed: ERROR_LIBRARY_NOT_FOUND\b|\bFailed to initialize NVML: ERROR_LIBRARY_NOT_FOUND\b|\bCannot init NVML library; err: ERROR_LIBRARY_NOT_FOUND\b",
+        pattern: r"could not load NVML library|did you set the docker default runtime to|\bIncompatible platform detected\b|\bplatform detection failed\b|\bnvml init failed: ERROR_LIBRARY_NOT_FOUND\b|\bFailed to initialize NVML: ERROR_LIBRARY_NOT_FOUND\b|\bCannot init NVML library; err: ERROR_LIBRARY_NOT_FOUND\b|\bunexpected failure calling nvml\.Init: error opening libnvidia-ml\.so\.1: libnvidia-ml\.so\.1: cannot open shared object file",
         summary: "the NVIDIA device plugin (or another GPU-stack Pod) cannot load NVML: its container does not run under the nvidia runtime (or the node has no driver), so the node advertises no GPU",
         explanation: doc!(
             "The device plugin finds the GPUs through NVML (`libnvidia-ml.so.1`), which the NVIDIA container runtime mounts from the host's driver into its container. It found no NVML library, so it detects no NVIDIA platform, registers nothing, and the node's allocatable `nvidia.com/gpu` stays 0: GPU Pods then fail scheduling with `Insufficient nvidia.com/gpu`.",
