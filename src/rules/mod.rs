@@ -255,12 +255,32 @@ fn matching(text: &str) -> Vec<usize> {
         c.set
             .try_which_overlapping_matches(&mut cache, &Input::new(lower.as_bytes()), &mut found)
     };
-    match searched {
+    let found: Vec<usize> = match searched {
         Ok(()) => found.iter().map(|p| p.as_usize()).collect(),
         // The lazy DFA does not give up as configured; should it, each rule answers for itself.
         Err(_) => (0..RULES.len())
             .filter(|&i| each(i).is_match(text.as_bytes()))
             .collect(),
+    };
+    found
+        .into_iter()
+        .filter(|&i| counts_agree(i, text))
+        .collect()
+}
+
+/// A regex cannot compare numbers, so a rule that captures `capacity` and `allocatable` (GW123 reading a node's
+/// `Capacity:` and `Allocatable:` blocks) explains the text only when fewer devices are allocatable than present.
+fn counts_agree(idx: usize, text: &str) -> bool {
+    if !RULES[idx].pattern.contains("?P<allocatable>") {
+        return true;
+    }
+    let Some(m) = captures_of(idx, text) else {
+        return false;
+    };
+    let count = |k: &str| m.captures.get(k).and_then(|v| v.parse::<u64>().ok());
+    match (count("capacity"), count("allocatable")) {
+        (Some(capacity), Some(allocatable)) => allocatable < capacity,
+        _ => true,
     }
 }
 
@@ -492,6 +512,26 @@ mod tests {
             .map(|m| m.rule.id)
             .collect();
         assert_eq!(alone, ["GW301"]);
+    }
+
+    #[test]
+    fn fewer_gpus_allocatable_than_present_is_read_and_equal_counts_are_not() {
+        let block = |allocatable: u32| {
+            crate::classify::normalise(&format!(
+                "Capacity:\n  cpu:  104\n  nvidia.com/gpu:  8\n  pods:  110\nAllocatable:\n  cpu:  104\n  nvidia.com/gpu:  {allocatable}\n  pods:  110"
+            ))
+        };
+        let ids = |t: &str| {
+            read_matches(t)
+                .iter()
+                .map(|m| m.rule.id)
+                .collect::<Vec<_>>()
+        };
+        let m = first_match(&block(6)).expect("6 of 8 allocatable is read");
+        assert_eq!(m.rule.id, "GW123");
+        assert_eq!(m.captures.get("capacity").map(String::as_str), Some("8"));
+        assert_eq!(m.captures.get("allocatable").map(String::as_str), Some("6"));
+        assert!(!ids(&block(8)).contains(&"GW123"));
     }
 
     #[test]

@@ -653,8 +653,8 @@ pub static RULES: &[Rule] = &[
         name: "gpu-marked-unhealthy-by-device-plugin",
         category: C::DevicePlugin,
         gate: G::Scheduling,
-        looks_at: "device-plugin Pod log",
-        pattern: r"device marked unhealthy|Marking it unhealthy|Failed to start health check",
+        looks_at: "device-plugin Pod log, a node's Capacity and Allocatable (describe node)",
+        pattern: r"device marked unhealthy|Marking it unhealthy|Failed to start health check|\bCapacity:(?: [\w./-]+: \S+){0,24}? (?P<resource>nvidia\.com/gpu|amd\.com/gpu|gpu\.intel\.com/(?:i915|xe)): (?P<capacity>\d+)(?: [\w./-]+: \S+){0,24}? Allocatable:(?: [\w./-]+: \S+){0,24}? (?:nvidia\.com/gpu|amd\.com/gpu|gpu\.intel\.com/(?:i915|xe)): (?P<allocatable>\d+)\b",
         summary: "the device plugin marks GPUs unhealthy, so the node stops advertising them",
         explanation: doc!(
             "The device plugin's health check marked a GPU unhealthy; unhealthy devices are left out of allocatable, so GPU Pods see `Insufficient` or are rejected at admission.",
