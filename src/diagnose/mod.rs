@@ -354,6 +354,7 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
         );
         whose_shortfall_at_admission(c, reported_busy);
         whose_denial(c);
+        whose_libraries(c, ev);
     }
     let primary = forced.unwrap_or_else(|| pick_primary(&causes, ctx.gpu_selector));
     let first = causes.remove(primary);
@@ -854,6 +855,40 @@ fn whose_component_failure(c: &mut Cause, target: &str, reported_unadvertised: b
         } else {
             Category::Unknown
         };
+    }
+}
+
+/// Words that say a GPU-sharing layer (HAMi's or gpu-manager's vCUDA, nvshare) or CDI put the GPU's libraries
+/// into the container, not the nvidia runtime.
+const LIBRARY_INJECTORS: [&str; 8] = [
+    "vcuda",
+    "cuda-control",
+    "libvgpu",
+    "hami",
+    "gpu-manager",
+    "nvshare",
+    "cdi-enabled",
+    "cdi.k8s.io",
+];
+
+/// A workload container without the driver's libraries was not started by the nvidia runtime
+/// (`handler-missing`, GW420's category), unless the paste says a GPU-sharing layer or CDI was to put them
+/// there: then that injection failed (`runtime-hook`).
+fn whose_libraries(c: &mut Cause, ev: &Evidence) {
+    if c.rule != Some("GW420") {
+        return;
+    }
+    let injected = c
+        .evidence
+        .iter()
+        .map(|e| e.text.as_str())
+        .chain(ev.signals.iter().map(|s| s.message.as_str()))
+        .any(|t| {
+            let t = t.to_ascii_lowercase();
+            LIBRARY_INJECTORS.iter().any(|w| t.contains(w))
+        });
+    if injected {
+        c.category = Category::RuntimeHook;
     }
 }
 
