@@ -858,9 +858,12 @@ fn whose_component_failure(c: &mut Cause, target: &str, reported_unadvertised: b
     }
 }
 
-/// Words that say a GPU-sharing layer (HAMi's or gpu-manager's vCUDA, nvshare) or CDI put the GPU's libraries
-/// into the container, not the nvidia runtime.
-const LIBRARY_INJECTORS: [&str; 8] = [
+/// Words that say something did try to put the GPU's libraries into the container: the NVIDIA hook or runtime
+/// itself (its own error is in the paste), a GPU-sharing layer (HAMi's or gpu-manager's vCUDA, nvshare), or CDI.
+const LIBRARY_INJECTORS: [&str; 11] = [
+    "nvidia-container-cli",
+    "nvidia-container-runtime",
+    "prestart hook",
     "vcuda",
     "cuda-control",
     "libvgpu",
@@ -872,8 +875,8 @@ const LIBRARY_INJECTORS: [&str; 8] = [
 ];
 
 /// A workload container without the driver's libraries was not started by the nvidia runtime
-/// (`handler-missing`, GW420's category), unless the paste says a GPU-sharing layer or CDI was to put them
-/// there: then that injection failed (`runtime-hook`).
+/// (`handler-missing`, GW420's category), unless the paste says the NVIDIA hook ran, or a GPU-sharing layer or
+/// CDI was to put them there: then that injection failed (`runtime-hook`).
 fn whose_libraries(c: &mut Cause, ev: &Evidence) {
     if c.rule != Some("GW420") {
         return;

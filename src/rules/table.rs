@@ -2964,7 +2964,7 @@ pub static RULES: &[Rule] = &[
         gate: G::Runtime,
         looks_at: "container log, Failed event, container status message",
         pattern: r"(?P<library>lib(?:cuda|nvidia-[a-z0-9-]+)\.so[.0-9]*):(?: cannot open shared object file| file too short|\x22)|initialize NVML: ERROR_LIBRARY_NOT_FOUND|\b(?:can't find library|cannot load) (?P<library_alt>libcuda\.so(?:\.[0-9]+)*)|\bFound no NVIDIA driver on your system\b|\bmsg=\\?\x22Discovered GPU libraries: \[\]",
-        summary: "the container cannot load {library|the NVIDIA driver's libraries}: it was not started by the nvidia runtime, which puts them into it",
+        summary: "the container cannot load {library|the NVIDIA driver's libraries}: the nvidia runtime did not put the driver's libraries into it",
         explanation: doc!(
             "The container started, but the program in it cannot load the NVIDIA driver's user-space library: it is not in the container, or only an empty placeholder is (`file too short`). PyTorch says `Found no NVIDIA driver on your system` when it cannot load `libcuda.so.1`. The image does not ship it; the NVIDIA runtime or hook mounts it from the host when the container is created with the GPU.",
             "The Pod runs without the NVIDIA runtime (no `runtimeClassName: nvidia` and `nvidia` is not containerd's default runtime), the device plugin handed out no GPU (NVIDIA_VISIBLE_DEVICES empty or `void`), or the driver libraries live where the toolkit does not look (a driver container, `/run/nvidia/driver`).",
