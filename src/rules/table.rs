@@ -1074,7 +1074,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the GPU Operator's driver container log (nvidia-driver-daemonset), AMD's KMM worker log",
-        pattern: r"Could not resolve Linux kernel version|Unable to locate package (?P<package>linux-(?:objects|signatures|modules)-nvidia-\S+)|\bERROR: Unable to load the kernel module (?:'?nvidia(?:-\w+)?\.ko'?|'$)|\bError: Unable to find a match: (?P<package_alt>(?:kernel-(?:headers|devel|core)-|elfutils-libelf-devel)\S*)|\bERROR: modpost: GPL-incompatible module nvidia\.ko uses GPL-only symbol|\bCould not unload NVIDIA driver kernel modules, driver is in use|\bCould not find kernel full version\b|\bmodprobe: (?:ERROR|FATAL):[^\n]*?(?:'(?:ipmi_msghandler|ipmi_devintf|nvidia[\w-]*)'|/drivers/gpu/|\bamdgpu\b)|\bCannot download repodata/repomd\.xml: [^\n]*?\b404 for https?://repo\.radeon\.com/",
+        pattern: r"Could not resolve Linux kernel version|Unable to locate package (?P<package>linux-(?:objects|signatures|modules)-nvidia-\S+)|\bERROR: Unable to load the kernel module (?:'?nvidia(?:-\w+)*\.ko'?|'$)|\bError: Unable to find a match: (?P<package_alt>(?:kernel-(?:headers|devel|core)-|elfutils-libelf-devel)\S*)|\bERROR: modpost: GPL-incompatible module nvidia\.ko uses GPL-only symbol|\bCould not unload NVIDIA driver kernel modules, driver is in use|\bCould not find kernel full version\b|\bCould not locate Linux kernel version string\b|\bmodprobe: (?:ERROR|FATAL):[^\n]*?(?:'(?:ipmi_msghandler|ipmi_devintf|nvidia[\w-]*)'|/drivers/gpu/|\bamdgpu\b)|\bCannot download repodata/repomd\.xml: [^\n]*?\b404 for https?://repo\.radeon\.com/",
         summary: "the driver container cannot install or load the GPU driver for the node's kernel, so the node's GPUs have no driver and advertise nothing",
         explanation: doc!(
             "The GPU Operator's driver container (or AMD's KMM worker) builds or installs the kernel modules for the running kernel and loads them. It could not find that kernel's packages (headers, the precompiled `linux-objects-nvidia-…` modules, AMD's `amdgpu` repository) or `modprobe` could not load a module the driver needs, so it exits and restarts; until a driver loads, the device plugin finds no GPU and the node advertises none.",
@@ -1303,7 +1303,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "nvidia-smi's output on the node (or in a GPU Pod), the node's kernel log",
-        pattern: r"\bNVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver\b|\bNVRM: The NVIDIA (?P<gpu>[\w -]{2,40}?) GPU installed in this system is (?:NVRM: )?supported through the NVIDIA (?P<legacy>[\d.]+xx) Legacy drivers|\bNVRM: (?:GPU \S+ )?RmInitAdapter failed!",
+        pattern: r"\bNVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver\b|\bNVRM: The NVIDIA (?P<gpu>[\w -]{2,40}?) GPU installed in this system is (?:NVRM: )?supported through the NVIDIA (?P<legacy>[\d.]+xx) Legacy drivers|\bNVRM: (?:GPU \S+ )?RmInitAdapter failed!|\bNVRM: The NVIDIA probe routine was not called for \d+ device\(s\)",
         summary: "the NVIDIA driver on the node does not answer ({gpu|the kernel module is not loaded or does not fit the GPU}), so nothing can use or advertise its GPUs",
         explanation: doc!(
             "`nvidia-smi` reaches the GPUs through the NVIDIA kernel driver; it says it could not communicate with the driver when the kernel module is not loaded, failed to bind the GPU, or does not match the user-space libraries. Without a working driver the device plugin finds no GPU to advertise, and a container given the GPU cannot use it.",
@@ -1507,7 +1507,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the GPU Operator's driver container and driver manager log (nvidia-driver-daemonset)",
-        pattern: r"\bCompiling NVIDIA driver kernel modules\.\.\.|\bStarting installation of NVIDIA driver (?:branch|version) \S+ for Linux kernel version (?P<kernel>\S+)|\bGetting current value of the 'nvidia\.com/gpu\.deploy\.[\w.-]+' node label\b|\bnvidia driver module is already loaded with refcount \d+|\bShutting down all GPU clients on the current node\b",
+        pattern: r"\bCompiling NVIDIA driver kernel modules\.\.\.|\bInstalling NVIDIA driver kernel modules\.\.\.|=+ NVIDIA Software Installer =+|\bStarting installation of NVIDIA driver (?:branch|version) \S+ for Linux kernel version (?P<kernel>\S+)|\bGetting current value of the 'nvidia\.com/gpu\.deploy\.[\w.-]+' node label\b|\bnvidia driver module is already loaded with refcount \d+|\bShutting down all GPU clients on the current node\b",
         summary: "the GPU Operator's driver container has not finished: its log stops before the driver is loaded, so the node advertises no GPU yet",
         explanation: doc!(
             "The ticket holds the log of the GPU Operator's driver Pod: the driver manager preparing the node, or the driver container installing or compiling the kernel modules. It stops before the driver is loaded (`Done, now waiting for signal`); until then the toolkit, the device plugin and the other operands wait, and the node advertises no GPU.",
@@ -2881,7 +2881,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "Failed event, container waiting message (RunContainerError, StartError, CreateContainerError)",
-        pattern: r"(?:error running hook|running prestart hook|error executing hook)[^\n]*?(?P<hook>/[^\s`'\x22:]*nvidia[^\s`'\x22:]*|nvidia-container-(?:runtime-hook|cli|toolkit))|\bfailed to create application profiles directory\b",
+        pattern: r"(?:error running (?:\w+ )?hook|running prestart hook|error executing hook)[^\n]*?(?P<hook>/[^\s`'\x22:]*nvidia[^\s`'\x22:]*|nvidia-container-(?:runtime-hook|cli|toolkit))|\bfailed to create application profiles directory\b",
         summary: "{hook|an NVIDIA hook} failed when the runtime created the container",
         explanation: doc!(
             "The OCI runtime (runc or crun, under containerd or CRI-O) ran the NVIDIA hook to inject the GPUs, and the hook exited with an error.",
@@ -3255,7 +3255,7 @@ pub static RULES: &[Rule] = &[
         category: C::HandlerMissing,
         gate: G::Runtime,
         looks_at: "container log, Failed event (StartError, RunContainerError), kubectl exec output",
-        pattern: r#"exec: \\?"nvidia-smi\\?": executable (?:file )?not found|\bnvidia-smi: (?:command )?not found"#,
+        pattern: r#"exec: \\?"nvidia-smi\\?": executable (?:file )?not found|\bnvidia-smi: (?:command )?not found|\bcommand not found: nvidia-smi\b"#,
         summary: "nvidia-smi is not in the container: it was not started by the nvidia runtime, which injects the driver's utilities and libraries",
         explanation: doc!(
             "The container started (or its command was looked up), but `nvidia-smi` is not there. Images do not ship it: the NVIDIA Container Toolkit mounts it, with the driver's libraries, from the host when the container is created by the `nvidia` runtime. Device nodes (`/dev/nvidia0`) may be there, since the device plugin adds those itself.",
