@@ -842,6 +842,10 @@ fn whose_component_failure(c: &mut Cause, target: &str, reported_unadvertised: b
     // A validator's name can hold the component it validates (`nvidia-device-plugin-validator`).
     if has(&["validator", "validation"]) {
         c.category = Category::Unknown;
+    } else if has(&["node-feature-discovery-worker", "nfd-worker"]) {
+        // The GPU Operator deploys its driver, toolkit and device plugin on the nodes that Node Feature
+        // Discovery labels as having an NVIDIA PCI device; while NFD's worker crashes, no node is labelled.
+        c.category = Category::DevicePlugin;
     } else if has(&PLUGIN_OR_DRIVER) {
         // Without its driver a node's device plugin finds no GPU: a crashing driver installer is why the node
         // advertises none, as a crashing plugin is. A DRA driver's kubelet plugin is the device plugin's
@@ -874,11 +878,11 @@ const LIBRARY_INJECTORS: [&str; 11] = [
     "cdi.k8s.io",
 ];
 
-/// A workload container without the driver's libraries was not started by the nvidia runtime
-/// (`handler-missing`, GW420's category), unless the paste says the NVIDIA hook ran, or a GPU-sharing layer or
-/// CDI was to put them there: then that injection failed (`runtime-hook`).
+/// A workload container without the driver's libraries or `nvidia-smi` was not started by the nvidia runtime
+/// (`handler-missing`, GW420's and GW431's category), unless the paste says the NVIDIA hook ran (or could not be
+/// found), or a GPU-sharing layer or CDI was to put them there: then that injection failed (`runtime-hook`).
 fn whose_libraries(c: &mut Cause, ev: &Evidence) {
-    if c.rule != Some("GW420") {
+    if !matches!(c.rule, Some("GW420" | "GW431")) {
         return;
     }
     let injected = c

@@ -976,7 +976,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "kubectl describe node (Capacity, Allocatable), or a custom-columns or jsonpath listing of a node's GPU (Intel's `{.metadata.name} i915: {…allocatable.gpu\\.intel\\.com/i915}`)",
-        pattern: r"\bCapacity:(?: [a-z][\w.-]*: \S+){3,16}(?: Allocatable:|$)|^Allocatable:(?: [a-z][\w.-]*: \S+){3,16}$|custom-columns=\S*?status\.(?:allocatable|capacity)\.\S*?gpu\S* (?:\S+ ){0,2}?NAME [A-Z()_-]+ (?:\S+ <?none>? )*\S+ <?none>?$|^NAME [A-Z()_-]*GPUS? (?:[\w.-]+ \\?<none\\?> ?)+$|\bmap\[(?:[a-z][\w.-]*:\S+ ){3,16}pods:\d+\]|(?:^|\}\x22? )[a-z0-9][\w.-]* (?:i915|xe):(?: 0)?$",
+        pattern: r"\bCapacity:(?: [a-z][\w.-]*: \S+){3,16}(?: Allocatable:|$)|^Allocatable:(?: [a-z][\w.-]*: \S+){3,16}$|custom-columns=\S*?status\.(?:allocatable|capacity)\.\S*?gpu\S* (?:\S+ ){0,2}?NAME [A-Z()_-]+ (?:\S+ <?none>? )*\S+ <?none>?$|^NAME [A-Z()_-]*GPUS? (?:[\w.-]+ \\?<none\\?> ?)+$|\bmap\[(?:[a-z][\w.-]*:\S+ ){3,16}pods:\d+\]|(?:^|\}\x22? )[a-z0-9][\w.-]* (?:i915|xe):(?: 0)?$|\bAllocated/Total GPU Memory In Cluster: 0/0 \(0%\)",
         summary: "the node's capacity lists no GPU resource at all: no device plugin has registered one on it",
         explanation: doc!(
             "The node's `Capacity` holds only cpu, memory, storage, hugepages and Pod slots: no extended resource such as `nvidia.com/gpu`. The kubelet advertises a GPU only after a device plugin registers it, so the scheduler sees no GPU on this node.",
@@ -2858,7 +2858,7 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Runtime,
         looks_at: "Failed event, container waiting message (RunContainerError, StartError)",
-        pattern: r#"exec: \\?"(?P<command>[^"\\]+)\\?": executable (?:file )?not found"#,
+        pattern: r#"exec: \\?"(?P<command>[^"\\]+)\\?": executable (?:file )?(?:not found|(?:n|no|not)$)"#,
         summary: "the container's command {command} does not exist in the image",
         explanation: doc!(
             "The runtime created the container but could not start its command: the executable is not in the image's `PATH`.",
