@@ -818,7 +818,7 @@ fn whose_component_failure(c: &mut Cause, target: &str, reported_unadvertised: b
         }
         return;
     }
-    if c.rule != Some("GW505") {
+    if !matches!(c.rule, Some("GW505" | "GW518")) {
         return;
     }
     // Only the lines that report the crash: a pasted table names every Pod of the stack. When those lines

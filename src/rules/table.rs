@@ -56,7 +56,7 @@ const CONTAINERD_RUNTIMES: Next = Next {
 /// yields to a message that says what it tripped on; the GPU Operator's list of states that are not ready (GW147)
 /// yields to what a state's own Pod says; the validator's failed CUDA sample (GW150) yields to a rule that reads
 /// its error code (GW421: no device in the container); a driver container's log that stops short (GW155) yields
-/// to the line that says why it stopped.
+/// to the line that says why it stopped; a container that is never created (GW518) yields to the runtime's error.
 pub static CATCH_ALL: &[&str] = &[
     "GW119", "GW124", "GW142", "GW144", "GW147", "GW150", "GW155", "GW210", "GW211", "GW216",
     "GW505",
@@ -3682,6 +3682,29 @@ pub static RULES: &[Rule] = &[
         example: "Dec  2 10:43:35 worker4 kernel: [240314.528856] NVRM: Xid (PCI:0000:07:00): 48, pid='<unknown>', name=<unknown>, An uncorrectable double bit error (DBE) has been detected on GPU in the framebuffer at physAddr 0x7fdd60000 partition",
         example_source: "https://github.com/NVIDIA/gpu-operator/issues/1146",
         near_miss: "Mar  3 13:08:28 ip-172-31-37-178 kernel: [ 3570.610595] nvidia-nvlink: Nvlink Core is being initialized, major device number 239",
+    },
+    Rule {
+        id: "GW518",
+        name: "container-cannot-be-created",
+        category: C::Other,
+        gate: G::Runtime,
+        looks_at: "kubectl logs output for a container that never started",
+        pattern: r#"\bcontainer \\?"(?P<container>[^"\\]+)\\?" in pod \\?"(?P<pod>[^"\\]+)\\?" is waiting to start: (?:CreateContainerError|RunContainerError)\b"#,
+        summary: "the container {container} is never created: the runtime refuses it, and this text does not say why",
+        explanation: doc!(
+            "`kubectl logs` has nothing to show because the container was never created: the kubelet reports `CreateContainerError` (or `RunContainerError`) each time it tries. This says that the runtime refused the container, not why.",
+            "The Pod's events carry the runtime's error: a mount or device that does not exist on the node, a hook that fails, a command the image does not have. When the container belongs to the GPU stack (a device plugin), the node advertises no GPU while it is down.",
+            "Read the Pod's events (`kubectl describe pod`) for the `Failed` event with the runtime's message.",
+        ),
+        next: &[Next {
+            command: "kubectl describe pod {pod} -n {namespace}",
+            place: Cluster,
+            why: "read the Failed event that holds the runtime's error",
+        }],
+        fix: None,
+        example: "container \"device-plugin\" in pod \"vgpu-device-plugin-h54cq\" is waiting to start: CreateContainerError",
+        example_source: "https://github.com/4paradigm/k8s-vgpu-scheduler/issues/37",
+        near_miss: "Error from server (BadRequest): container \"main\" in pod \"gpu-pod\" is waiting to start: ContainerCreating",
     },
     Rule {
         id: "GW602",
