@@ -269,7 +269,7 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
                     reason: "no Pod, event or message was found in the input".into(),
                 });
             } else if says_nothing_of_the_pod(ev) {
-                return unknown(
+                let d = unknown(
                     ev,
                     Gate::Unknown,
                     "the input shows neither an error nor the pod's state, so it does not say what blocks the pod".into(),
@@ -281,6 +281,7 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
                     )],
                     gaps,
                 );
+                return plugin_log_unexplained(d, ev, &ctx);
             } else if ev.pod.as_ref().is_some_and(|p| p.name.is_some())
                 && ev.target.name.as_deref().is_some_and(is_gpu_stack)
             {
@@ -337,7 +338,7 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
             vec![next],
             gaps,
         );
-        return stack_pod_down(d, ev, &ctx);
+        return plugin_log_unexplained(stack_pod_down(d, ev, &ctx), ev, &ctx);
     }
 
     for c in causes.iter_mut() {
@@ -649,6 +650,82 @@ fn is_gpu_stack(name: &str) -> bool {
         ]
         .iter()
         .any(|w| name.contains(w))
+}
+
+/// Words that say a pasted log is a GPU device plugin's (NVIDIA's, AMD's, Intel's, Neuron's, a sharing
+/// stack's) or its MPS daemon's.
+const PLUGIN_LOG_MARKERS: [&str; 7] = [
+    "device-plugin",
+    "device plugin",
+    "deviceplugin",
+    "mps-control-daemon",
+    "node-labeller",
+    "gpu_plugin.go",
+    "k8s-device-plugin",
+];
+
+/// A pasted log of a GPU device plugin that no rule explains is still the answer for the GPU Pods: the
+/// reporter pastes the plugin's log because the node advertises no GPU (or the plugin keeps failing), and
+/// while it does not register its GPUs the node advertises none. Only for a paste without a Pod in it: a Pod's
+/// own state says more.
+fn plugin_log_unexplained(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
+    if d.primary != Category::Unknown || ev.pod.is_some() || ev.target.name.is_some() {
+        return d;
+    }
+    let text = ev
+        .signals
+        .iter()
+        .map(|s| s.message.to_ascii_lowercase())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let is_plugin_log = PLUGIN_LOG_MARKERS.iter().any(|m| text.contains(m))
+        && ["nvidia", "amd", "gpu", "neuron", "intel", "mlu", "npu"]
+            .iter()
+            .any(|v| text.contains(v))
+        && !names_validator(&text);
+    if !is_plugin_log {
+        return d;
+    }
+    let mut evidence = Vec::new();
+    for s in &ev.signals {
+        if push_evidence(&mut evidence, s) {
+            break;
+        }
+    }
+    let cause = Cause {
+        category: Category::DevicePlugin,
+        rule: None,
+        name: None,
+        gate: Gate::Scheduling,
+        summary: "the paste is a GPU device plugin's log that no rule explains: until the plugin registers its GPUs, the node advertises none".into(),
+        evidence,
+        details: BTreeMap::new(),
+        next: vec![
+            ctx.step(
+                "kubectl get pods -A -o wide | grep -i -e device-plugin -e gpu-plugin",
+                Where::Cluster,
+                "find the device-plugin Pods, whether they run, and on which nodes",
+            ),
+            ctx.step(
+                "kubectl describe node {node}",
+                Where::Cluster,
+                "see whether the node's Capacity and Allocatable list the GPU resource",
+            ),
+        ],
+        fix: None,
+        overlapping: false,
+    };
+    Diagnosis {
+        gate: Gate::Scheduling,
+        primary: Category::DevicePlugin,
+        causes: vec![cause],
+        ..d
+    }
+}
+
+/// Whether lowercased text names a GPU Operator validator.
+fn names_validator(text: &str) -> bool {
+    text.contains("validator") || text.contains("validation")
 }
 
 /// A Pod of the GPU stack that fails (Error, Init:CrashLoopBackOff) with no rule to say why is still the
