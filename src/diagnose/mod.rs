@@ -678,7 +678,15 @@ fn plugin_log_unexplained(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnos
         .map(|s| s.message.to_ascii_lowercase())
         .collect::<Vec<_>>()
         .join("\n");
-    let is_plugin_log = PLUGIN_LOG_MARKERS.iter().any(|m| text.contains(m))
+    // Log lines (klog, Go's log, logrus, JSON), not a listing that names the plugin's DaemonSet.
+    static LOG_LINE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r#"(?m)^(?:\S+ )?(?:[iwef]\d{4} \d\d:\d\d:\d\d|\d{4}/\d\d/\d\d \d\d:\d\d:\d\d|time="|\{"level"|\[?\d{4}-\d\d-\d\d[t ]\d\d:\d\d:\d\d)"#,
+        )
+        .expect("log line regex")
+    });
+    let is_plugin_log = LOG_LINE.is_match(&text)
+        && PLUGIN_LOG_MARKERS.iter().any(|m| text.contains(m))
         && ["nvidia", "amd", "gpu", "neuron", "intel", "mlu", "npu"]
             .iter()
             .any(|v| text.contains(v))
