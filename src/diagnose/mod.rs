@@ -903,6 +903,15 @@ fn whose_component_failure(c: &mut Cause, target: &str, reported_unadvertised: b
         }
         return;
     }
+    // The runtime finds no NVIDIA device node under the driver container's root (`lstat
+    // /run/nvidia/driver/dev/nvidiactl`): the driver container has not loaded the driver yet.
+    if c.rule == Some("GW406") {
+        let text = whose_text(c, target);
+        if DRIVER_HOST_DIRS.iter().any(|d| text.contains(d)) {
+            c.category = Category::DevicePlugin;
+        }
+        return;
+    }
     if !matches!(c.rule, Some("GW505" | "GW518")) {
         return;
     }

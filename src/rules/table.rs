@@ -66,7 +66,8 @@ pub static CATCH_ALL: &[&str] = &[
 /// when both match, the general one yields. GW146 names which `Insufficient` resources are HAMi's virtual ones,
 /// which no node advertises (GW105 would call them a shortfall); GW151 says the plugin that cannot start (GW145) or
 /// cannot initialise NVML (GW122) runs without the nvidia runtime; GW153 says an NVML the plugin did load lacks a
-/// symbol (a driver too old), which GW151 would read as no NVML at all; GW431 says the command a container cannot
+/// symbol (a driver too old), which GW151 would read as no NVML at all; GW159 says KAI's "no nodes with enough
+/// resources" is a node whose GPU memory KAI does not know (GW119 would call it a shortfall); GW431 says the command a container cannot
 /// find is `nvidia-smi`, which the nvidia runtime injects (GW416 would call it the image's own command, GW418 an
 /// unexplained runtime failure).
 pub static REFINES: &[(&str, &str)] = &[
@@ -74,6 +75,7 @@ pub static REFINES: &[(&str, &str)] = &[
     ("GW151", "GW145"),
     ("GW151", "GW122"),
     ("GW153", "GW151"),
+    ("GW159", "GW119"),
     ("GW431", "GW416"),
     ("GW431", "GW418"),
 ];
@@ -1620,6 +1622,29 @@ pub static RULES: &[Rule] = &[
         example: "  Warning  FailedScheduling  44s (x2 over 44s)  default-scheduler  Post http://127.0.0.1:32766/gpushare-scheduler/filter: dial tcp 127.0.0.1:32766: connect: connection refused",
         example_source: "https://github.com/AliyunContainerService/gpushare-scheduler-extender/issues/22",
         near_miss: "Error: failed to create job pod: Internal error occurred: failed calling webhook \"binder.run.ai\": failed to call webhook: Post \"https://binder.kai-scheduler.svc:443/mutate--v1-pod?timeout=10s\": dial tcp 10.96.172.115:443: connect: connection refused",
+    },
+    Rule {
+        id: "GW159",
+        name: "kai-gpu-memory-unknown",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "KAI scheduler's Unschedulable event",
+        pattern: r"\bnode is not a gpu node or the gpu memory count on the node was not synced yet\b",
+        summary: "the KAI scheduler does not know the node's GPU memory (no GPU memory label on it), so it cannot place a GPU-memory request there",
+        explanation: doc!(
+            "The Pod asks KAI for a share of a GPU by memory (`gpu-memory`). KAI sizes each GPU from the node's `nvidia.com/gpu.memory` label, which GPU Feature Discovery sets; this node has no such label, so KAI treats it as having no GPU memory.",
+            "GPU Feature Discovery does not run on the node (the GPU Operator's or the device plugin's chart without it), has not labelled it yet, or cannot read the memory size (`nvidia-smi` shows `[N/A]` on some GPUs, such as the GB10).",
+            "Run GPU Feature Discovery on the node and check that the node carries `nvidia.com/gpu.memory`; request whole GPUs or a fraction (`gpu-fraction`) where the memory cannot be read.",
+        ),
+        next: &[Next {
+            command: "kubectl get nodes -L nvidia.com/gpu.memory,nvidia.com/gpu.count",
+            place: Cluster,
+            why: "see which nodes carry the GPU memory label KAI reads",
+        }],
+        fix: None,
+        example: "kai-scheduler  : no nodes with enough resources were found: 1 node is not a gpu node or the gpu memory count on the node was not synced yet, task: <default/gpu-memory>, node: <minikube>.",
+        example_source: "https://github.com/kai-scheduler/KAI-Scheduler/issues/256",
+        near_miss: "Warning  Unschedulable  kai-scheduler  no nodes with enough resources were found: 1 node(s) didn't have enough resources: GPU memory.",
     },
     Rule {
         id: "GW201",
