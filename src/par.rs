@@ -26,15 +26,23 @@ where
     }
     let size = items.len().div_ceil(threads);
     std::thread::scope(|scope| {
-        let handles: Vec<_> = items
+        // A chunk whose thread the OS refuses (a pids limit) runs here, in its turn.
+        let parts: Vec<_> = items
             .chunks(size)
-            .map(|chunk| scope.spawn(move || run(chunk)))
+            .map(|chunk| {
+                std::thread::Builder::new()
+                    .spawn_scoped(scope, move || run(chunk))
+                    .map_err(|_| chunk)
+            })
             .collect();
         let mut out = Vec::with_capacity(items.len());
-        for h in handles {
-            match h.join() {
-                Ok(part) => out.extend(part),
-                Err(panic) => std::panic::resume_unwind(panic),
+        for part in parts {
+            match part {
+                Ok(h) => match h.join() {
+                    Ok(part) => out.extend(part),
+                    Err(panic) => std::panic::resume_unwind(panic),
+                },
+                Err(chunk) => out.extend(run(chunk)),
             }
         }
         out

@@ -94,8 +94,8 @@ pub fn diagnose(ev: &Evidence) -> Diagnosis {
     diagnose_with(ev, &mut Readings::default())
 }
 
-/// Diagnoses many targets, reading each distinct message once (a large EventList repeats them). The
-/// blocked targets come first, in input order.
+/// Diagnoses many targets on every core, each thread reading each distinct message once (a large EventList
+/// repeats them). The blocked targets come first, in input order.
 pub fn diagnose_all(evs: &[Evidence]) -> Vec<Diagnosis> {
     // Each thread keeps its own cache of readings: a reading depends on the message alone.
     let mut out = crate::par::map_chunks(evs, 64, Readings::default, |r, ev| diagnose_with(ev, r));
@@ -118,6 +118,7 @@ fn reading_text(signal: &Signal) -> Cow<'_, str> {
             .to_ascii_lowercase()
             .contains("prepare dynamic resources")
     {
+        let message = message.trim_matches('"');
         return Cow::Owned(format!("Failed to prepare dynamic resources: {message}"));
     }
     Cow::Borrowed(&signal.message)
@@ -152,6 +153,15 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
                 unexplained.push((signal, u.clone()));
             }
         }
+    }
+
+    // A driver container's log that reaches `Done, now waiting for signal` did not stop short (GW155).
+    if ev
+        .signals
+        .iter()
+        .any(|s| s.message.contains("Done, now waiting for signal"))
+    {
+        hits.retain(|h| h.finding.rule.id != "GW155");
     }
 
     let pod = ev.pod.as_ref();
@@ -583,9 +593,6 @@ fn stalled_without_a_word(ev: &Evidence, ctx: &Context, gaps: &[Gap]) -> Option<
     Some(unknown(ev, gate, summary, evidence, next, gaps.to_vec()))
 }
 
-/// Names of the Pods (and their owners) that a node's GPU waits on: the device plugin that advertises it,
-/// the driver the plugin needs to find it, and a DRA driver's kubelet plugin. A validator's name can hold the
-/// component it validates (`nvidia-device-plugin-validator`), so `is_plugin_or_driver` leaves validators out.
 /// Host directories that exist only once the NVIDIA driver is installed.
 const DRIVER_HOST_DIRS: [&str; 2] = ["/home/kubernetes/bin/nvidia", "/run/nvidia/driver"];
 
@@ -598,6 +605,15 @@ const OTHER_GPU_COMPONENTS: [&str; 5] = [
     "gpu-operator",
 ];
 
+/// Whether crash lines name a Pod or container (`my-server-7d9c 0/1 CrashLoopBackOff`), not only a state
+/// (`Status: CrashLoopBackOff`): a word with a hyphen or digit besides the state's own words.
+fn names_a_pod(crashing: &str) -> bool {
+    crashing
+        .split(|c: char| c.is_whitespace() || c == ':')
+        .filter(|w| !w.is_empty() && !["crashloopbackoff", "back-off", "init"].contains(w))
+        .any(|w| w.contains('-') || w.chars().any(|c| c.is_ascii_digit()))
+}
+
 /// Whether lowercased text names a GPU-stack component (a validator included).
 fn names_gpu_component(text: &str) -> bool {
     PLUGIN_OR_DRIVER
@@ -607,6 +623,9 @@ fn names_gpu_component(text: &str) -> bool {
         .any(|w| text.contains(w))
 }
 
+/// Names of the Pods (and their owners) that a node's GPU waits on: the device plugin that advertises it,
+/// the driver the plugin needs to find it, and a DRA driver's kubelet plugin. A validator's name can hold the
+/// component it validates (`nvidia-device-plugin-validator`), so `is_plugin_or_driver` leaves validators out.
 const PLUGIN_OR_DRIVER: [&str; 7] = [
     "device-plugin",
     "amdgpu-dp",
@@ -926,8 +945,12 @@ fn whose_component_failure(c: &mut Cause, target: &str, reported_unadvertised: b
             .collect::<Vec<&str>>()
             .join(" ");
         text.push(' ');
-        if names_gpu_component(&crashing) {
-            text.push_str(&crashing);
+        if crashing.is_empty() || names_gpu_component(&crashing) || names_a_pod(&crashing) {
+            text.push_str(if crashing.is_empty() {
+                &lower
+            } else {
+                &crashing
+            });
         } else {
             text.push_str(&lower);
         }
@@ -936,7 +959,7 @@ fn whose_component_failure(c: &mut Cause, target: &str, reported_unadvertised: b
     // A validator's name can hold the component it validates (`nvidia-device-plugin-validator`).
     if has(&["validator", "validation"]) {
         c.category = Category::Unknown;
-    } else if has(&["node-feature-discovery-worker", "nfd-worker"]) {
+    } else if has(&["node-feature-discovery-worker", "nfd-worker"]) && has(&["gpu-operator"]) {
         // The GPU Operator deploys its driver, toolkit and device plugin on the nodes that Node Feature
         // Discovery labels as having an NVIDIA PCI device; while NFD's worker crashes, no node is labelled.
         c.category = Category::DevicePlugin;
@@ -956,26 +979,29 @@ fn whose_component_failure(c: &mut Cause, target: &str, reported_unadvertised: b
     }
 }
 
-/// Words that say something did try to put the GPU's libraries into the container: the NVIDIA hook or runtime
-/// itself (its own error is in the paste), a GPU-sharing layer (HAMi's or gpu-manager's vCUDA, nvshare), or CDI.
-const LIBRARY_INJECTORS: [&str; 11] = [
-    "nvidia-container-cli",
-    "nvidia-container-runtime",
-    "prestart hook",
-    "vcuda",
-    "cuda-control",
-    "libvgpu",
-    "hami",
-    "gpu-manager",
-    "nvshare",
-    "cdi-enabled",
-    "cdi.k8s.io",
-];
+/// Words that say something did try to put the GPU's libraries into the container: the NVIDIA hook itself (its
+/// own error is in the paste), a GPU-sharing layer (HAMi's or gpu-manager's vCUDA, nvshare), or CDI.
+static LIBRARY_INJECTORS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(
+        r"(?i)nvidia-container-cli: |\bnvidia-container-runtime-hook\b|\bprestart hook\b|\bvcuda\b|\bcuda-control\b|\blibvgpu\b|\bhami(?:-core|\.io)?\b|\bgpu-manager\b|\bnvshare\b|\bcdi-enabled\b|\bcdi\.k8s\.io\b",
+    )
+    .expect("library injectors regex")
+});
 
 /// A workload container without the driver's libraries or `nvidia-smi` was not started by the nvidia runtime
 /// (`handler-missing`, GW420's and GW431's category), unless the paste says the NVIDIA hook ran (or could not be
-/// found), or a GPU-sharing layer or CDI was to put them there: then that injection failed (`runtime-hook`).
+/// found), or a GPU-sharing layer or CDI was to put them there: then that injection failed (`runtime-hook`). A
+/// device plugin that cannot start for want of NVML's library (GW145) is `handler-missing` too.
 fn whose_libraries(c: &mut Cause, ev: &Evidence) {
+    // The device plugin (or GPU Feature Discovery) cannot start because it cannot open NVML's library: its
+    // container does not run under the nvidia runtime, as GW151 says of the plugin's other words for it.
+    if c.rule == Some("GW145")
+        && detail(c, "why")
+            .is_some_and(|w| w.contains("libnvidia-ml.so.1: cannot open shared object file"))
+    {
+        c.category = Category::HandlerMissing;
+        return;
+    }
     if !matches!(c.rule, Some("GW420" | "GW431")) {
         return;
     }
@@ -984,12 +1010,12 @@ fn whose_libraries(c: &mut Cause, ev: &Evidence) {
         .iter()
         .map(|e| e.text.as_str())
         .chain(ev.signals.iter().map(|s| s.message.as_str()))
-        .any(|t| {
-            let t = t.to_ascii_lowercase();
-            LIBRARY_INJECTORS.iter().any(|w| t.contains(w))
-        });
+        .any(|t| LIBRARY_INJECTORS.is_match(t));
     if injected {
         c.category = Category::RuntimeHook;
+        if c.rule == Some("GW431") {
+            c.summary = "nvidia-smi is not in the container: the NVIDIA hook (or the layer that shares the GPU) that should inject it failed".into();
+        }
     }
 }
 

@@ -340,23 +340,34 @@ fn yaml_docs(input: &str) -> Option<Vec<serde_json::Value>> {
 /// Reads a path, or stdin for `-`, up to the size cap. Returns a display name and the bytes.
 pub fn read_source(path: &str) -> Result<(String, Vec<u8>)> {
     use std::io::Read;
-    let (what, reader): (String, Box<dyn Read>) = if path == "-" {
-        ("standard input".into(), Box::new(std::io::stdin().lock()))
+    let (what, reader, size): (String, Box<dyn Read>, u64) = if path == "-" {
+        (
+            "standard input".into(),
+            Box::new(std::io::stdin().lock()),
+            0,
+        )
     } else {
         let f = std::fs::File::open(path).map_err(|e| Error::ReadInput {
             path: path.into(),
             source: e,
         })?;
-        if f.metadata().map(|m| m.is_dir()).unwrap_or(false) {
+        let meta = f.metadata().ok();
+        if meta.as_ref().is_some_and(|m| m.is_dir()) {
             return Err(Error::BadInput {
                 what: crate::sanitize::line(path),
                 why: "is a directory".into(),
             });
         }
-        (crate::sanitize::line(path), Box::new(f))
+        let size = meta.filter(|m| m.is_file()).map_or(0, |m| m.len());
+        if size > MAX_INPUT_BYTES {
+            return Err(Error::InputTooLarge {
+                what: crate::sanitize::line(path),
+                limit_mib: MAX_INPUT_BYTES >> 20,
+            });
+        }
+        (crate::sanitize::line(path), Box::new(f), size)
     };
-    // A file's size sizes the buffer once; 85 MiB read into a growing Vec costs a third more.
-    let size = std::fs::metadata(path).map_or(0, |m| m.len().min(MAX_INPUT_BYTES + 1));
+    // A regular file's size sizes the buffer once; 85 MiB read into a growing Vec costs a third more.
     let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
     reader
         .take(MAX_INPUT_BYTES + 1)

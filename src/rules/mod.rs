@@ -268,20 +268,25 @@ fn matching(text: &str) -> Vec<usize> {
         .collect()
 }
 
-/// A regex cannot compare numbers, so a rule that captures `capacity` and `allocatable` (GW123 reading a node's
-/// `Capacity:` and `Allocatable:` blocks) explains the text only when fewer devices are allocatable than present.
+/// A regex cannot compare numbers, so GW123's reading of a node's `Capacity:` and `Allocatable:` blocks (its
+/// `capacity` and `allocatable` captures) explains the text only where fewer devices are allocatable than
+/// present. Every match is weighed: one that holds (or GW123's other wording) is enough.
 fn counts_agree(idx: usize, text: &str) -> bool {
-    if !RULES[idx].pattern.contains("?P<allocatable>") {
+    if RULES[idx].id != "GW123" {
         return true;
     }
-    let Some(m) = captures_of(idx, text) else {
-        return false;
+    let re = each(idx);
+    let count = |caps: &regex_automata::util::captures::Captures, name: &str| {
+        caps.get_group_by_name(name)
+            .and_then(|span| std::str::from_utf8(&text.as_bytes()[span.range()]).ok())
+            .and_then(|v| v.trim().parse::<u64>().ok())
     };
-    let count = |k: &str| m.captures.get(k).and_then(|v| v.parse::<u64>().ok());
-    match (count("capacity"), count("allocatable")) {
-        (Some(capacity), Some(allocatable)) => allocatable < capacity,
-        _ => true,
-    }
+    re.captures_iter(text.as_bytes()).any(|caps| {
+        match (count(&caps, "capacity"), count(&caps, "allocatable")) {
+            (Some(capacity), Some(allocatable)) => allocatable < capacity,
+            _ => true,
+        }
+    })
 }
 
 /// Compiles the rule set now, so that a later match does not wait for it (live mode does this on another
@@ -532,6 +537,11 @@ mod tests {
         assert_eq!(m.captures.get("capacity").map(String::as_str), Some("8"));
         assert_eq!(m.captures.get("allocatable").map(String::as_str), Some("6"));
         assert!(!ids(&block(8)).contains(&"GW123"));
+        // Equal counts do not veto the rule's other wording, nor a later block that holds.
+        let both = format!("{} Marking it unhealthy", block(8));
+        assert_eq!(first_match(&both).map(|m| m.rule.id), Some("GW123"));
+        let two = format!("{} {}", block(8), block(7));
+        assert_eq!(first_match(&two).map(|m| m.rule.id), Some("GW123"));
     }
 
     #[test]

@@ -67,7 +67,8 @@ pub static CATCH_ALL: &[&str] = &[
 /// which no node advertises (GW105 would call them a shortfall); GW151 says the plugin that cannot start (GW145) or
 /// cannot initialise NVML (GW122) runs without the nvidia runtime; GW153 says an NVML the plugin did load lacks a
 /// symbol (a driver too old), which GW151 would read as no NVML at all; GW159 says KAI's "no nodes with enough
-/// resources" is a node whose GPU memory KAI does not know (GW119 would call it a shortfall); GW431 says the command a container cannot
+/// resources" is a node whose GPU memory KAI does not know (GW119 would call it a shortfall); GW420 says a plugin that cannot start lacks the
+/// driver's library (GW145 would only say it cannot start); GW431 says the command a container cannot
 /// find is `nvidia-smi`, which the nvidia runtime injects (GW416 would call it the image's own command, GW418 an
 /// unexplained runtime failure).
 pub static REFINES: &[(&str, &str)] = &[
@@ -794,7 +795,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "device-plugin Pod log",
-        pattern: r"\bFound 0 (?:AMD)?GPUs\b|\bFail to glob topology properties\b|\bNo devices found\. Waiting indefinitely\b|\bneuron-device-plugin: \S+ \S+ No devices found\b",
+        pattern: r"\bFound 0 (?:AMD)?GPUs\b|\bFail to glob topology properties\b|\bneuron-device-plugin: \S+ \S+ No devices found\b",
         summary: "the device plugin found no GPU on its node, so the node advertises none",
         explanation: doc!(
             "The device plugin runs but enumerated zero GPUs, so it registers nothing and the node's allocatable GPU resource stays 0; GPU Pods fail scheduling with `Insufficient …`.",
@@ -978,7 +979,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "kubectl describe node (Capacity, Allocatable), or a custom-columns or jsonpath listing of a node's GPU (Intel's `{.metadata.name} i915: {…allocatable.gpu\\.intel\\.com/i915}`)",
-        pattern: r"\bCapacity:(?: [a-z][\w.-]*: \S+){3,16}(?: Allocatable:|$)|^Allocatable:(?: [a-z][\w.-]*: \S+){3,16}$|custom-columns=\S*?status\.(?:allocatable|capacity)\.\S*?gpu\S* (?:\S+ ){0,2}?NAME [A-Z()_-]+ (?:\S+ <?none>? )*\S+ <?none>?$|^NAME [A-Z()_-]*GPUS? (?:[\w.-]+ \\?<none\\?> ?)+$|\bmap\[(?:[a-z][\w.-]*:\S+ ){3,16}pods:\d+\]|(?:^|\}\x22? )[a-z0-9][\w.-]* (?:i915|xe):(?: 0)?$|\bAllocated/Total GPU Memory In Cluster: 0/0 \(0%\)",
+        pattern: r"\bCapacity:(?:(?: [a-z][\w.-]*: \S+){3,16} Allocatable:|(?: [a-z][\w.-]*: \S+){2,15} pods: \d+$)|^Allocatable:(?: [a-z][\w.-]*: \S+){3,16}$|custom-columns=\S*?status\.(?:allocatable|capacity)\.\S*?gpu\S* (?:\S+ ){0,2}?NAME [A-Z()_-]+ (?:\S+ <?none>? )*\S+ <?none>?$|^NAME [A-Z()_-]*GPUS? (?:[\w.-]+ \\?<none\\?> ?)+$|\bmap\[(?:[a-z][\w.-]*:\S+ ){3,16}pods:\d+\]|(?:^|\}\x22? )[a-z0-9][\w.-]* (?:i915|xe):(?: 0)?$|\bAllocated/Total GPU Memory In Cluster: 0/0 \(0%\)",
         summary: "the node's capacity lists no GPU resource at all: no device plugin has registered one on it",
         explanation: doc!(
             "The node's `Capacity` holds only cpu, memory, storage, hugepages and Pod slots: no extended resource such as `nvidia.com/gpu`. The kubelet advertises a GPU only after a device plugin registers it, so the scheduler sees no GPU on this node.",
@@ -1076,7 +1077,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the GPU Operator's driver container log (nvidia-driver-daemonset), AMD's KMM worker log",
-        pattern: r"Could not resolve Linux kernel version|Unable to locate package (?P<package>linux-(?:objects|signatures|modules)-nvidia-\S+)|\bERROR: Unable to load the kernel module (?:'?nvidia(?:-\w+)*\.ko'?|'$)|\bError: Unable to find a match: (?P<package_alt>(?:kernel-(?:headers|devel|core)-|elfutils-libelf-devel)\S*)|\bERROR: modpost: GPL-incompatible module nvidia\.ko uses GPL-only symbol|\bCould not unload NVIDIA driver kernel modules, driver is in use|\bCould not find kernel full version\b|\bCould not locate Linux kernel version string\b|\bmodprobe: (?:ERROR|FATAL):[^\n]*?(?:'(?:ipmi_msghandler|ipmi_devintf|nvidia[\w-]*)'|/drivers/gpu/|\bamdgpu\b)|\bCannot download repodata/repomd\.xml: [^\n]*?\b404 for https?://repo\.radeon\.com/",
+        pattern: r"Could not resolve Linux kernel version|Unable to locate package (?P<package>linux-(?:objects|signatures|modules)-nvidia-\S+)|\bERROR: Unable to load the kernel module (?:'?nvidia(?:-\w+)*\.ko'?|'$)|\bError: Unable to find a match: (?P<package_alt>(?:kernel-(?:headers|devel|core)-|elfutils-libelf-devel)\S*)|\bERROR: modpost: GPL-incompatible module nvidia\.ko uses GPL-only symbol|\bCould not unload NVIDIA driver kernel modules, driver is in use|\bCould not find kernel full version\b|\bCould not locate Linux kernel version string\b|\bmodprobe: (?:ERROR|FATAL): [^']{0,120}?(?:'(?:ipmi_msghandler|ipmi_devintf|nvidia(?:[-_](?:uvm|modeset|drm))?)'|/drivers/gpu/|\bamdgpu\b)|\bCannot download repodata/repomd\.xml: [^\n]*?\b404 for https?://repo\.radeon\.com/",
         summary: "the driver container cannot install or load the GPU driver for the node's kernel, so the node's GPUs have no driver and advertise nothing",
         explanation: doc!(
             "The GPU Operator's driver container (or AMD's KMM worker) builds or installs the kernel modules for the running kernel and loads them. It could not find that kernel's packages (headers, the precompiled `linux-objects-nvidia-…` modules, AMD's `amdgpu` repository) or `modprobe` could not load a module the driver needs, so it exits and restarts; until a driver loads, the device plugin finds no GPU and the node advertises none.",
@@ -1220,7 +1221,7 @@ pub static RULES: &[Rule] = &[
         gate: G::Scheduling,
         looks_at: "the NVIDIA device plugin's (or GPU Feature Discovery's) Pod log",
         pattern: r"\b(?:error starting plugins?|Failed to start plugin): (?P<why>[^\n\x22]+)|\bError: (?:failed to create FS watcher|error creating NVML labeler): (?P<why_alt>[^\n\x22]+)|\bFailed to created? FS watcher\b",
-        summary: "the NVIDIA device plugin cannot start its plugins ({why|it cannot watch the kubelet's device-plugin directory}), so the node advertises no GPU",
+        summary: "the NVIDIA device plugin (or GPU Feature Discovery) cannot start ({why|it cannot watch the kubelet's device-plugin directory}), so the node advertises no GPU (or no GPU labels)",
         explanation: doc!(
             "The NVIDIA device plugin read its configuration and the node's devices, then gave up before it registered any resource with the kubelet. It exits (or retries) with `error starting plugins:` and the reason; until it starts, the node advertises no `nvidia.com/gpu` and GPU Pods stay Pending.",
             "The reason follows the words: a sharing configuration the plugin's deployment does not support (MPS needs the Helm chart's MPS control daemon and `--mps-root`), a MIG layout it cannot read (MIG devices are not visible to it without `NVIDIA_MIG_MONITOR_DEVICES=all`), or an NVML query that fails on this node's GPUs.",
@@ -1391,7 +1392,7 @@ pub static RULES: &[Rule] = &[
         category: C::HandlerMissing,
         gate: G::Scheduling,
         looks_at: "the NVIDIA device plugin's (or GPU Feature Discovery's, or DCGM exporter's) Pod log",
-        pattern: r"could not load NVML library|did you set the docker default runtime to|\bIncompatible platform detected\b|\bplatform detection failed\b|\bnvml init failed: ERROR_LIBRARY_NOT_FOUND\b|\bFailed to initialize NVML: ERROR_LIBRARY_NOT_FOUND\b|\bCannot init NVML library; err: ERROR_LIBRARY_NOT_FOUND\b|\bunexpected failure calling nvml\.Init: error opening libnvidia-ml\.so\.1: libnvidia-ml\.so\.1: cannot open shared object file",
+        pattern: r"could not load NVML library|did you set the docker default runtime to|\bIncompatible platform detected\b|\bplatform detection failed\b|\bnvml init failed: ERROR_LIBRARY_NOT_FOUND\b|\bFailed to initialize NVML: ERROR_LIBRARY_NOT_FOUND\b|\bCannot init NVML library; err: ERROR_LIBRARY_NOT_FOUND\b",
         summary: "the NVIDIA device plugin (or another GPU-stack Pod) cannot load NVML: its container does not run under the nvidia runtime (or the node has no driver), so the node advertises no GPU",
         explanation: doc!(
             "The device plugin finds the GPUs through NVML (`libnvidia-ml.so.1`), which the NVIDIA container runtime mounts from the host's driver into its container. It found no NVML library, so it detects no NVIDIA platform, registers nothing, and the node's allocatable `nvidia.com/gpu` stays 0: GPU Pods then fail scheduling with `Insufficient nvidia.com/gpu`.",
@@ -1569,7 +1570,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the GPU node's labels (kubectl get node -o yaml, describe node), the driver manager's log",
-        pattern: r#"\bnvidia\.com/gpu\.deploy\.device-plugin(?:: ?(?:""|''|"?false\b)|=(?:false\b|'|"|$| ))"#,
+        pattern: r#"\bnvidia\.com/gpu\.deploy\.device-plugin\\?"?(?:: ?(?:""|\\"\\"|"?false\b)|=(?:false\b|""|'(?:'|\s|$)|\s|$))"#,
         summary: "the GPU Operator does not deploy its device plugin on the node: the node's nvidia.com/gpu.deploy.device-plugin label is empty or false",
         explanation: doc!(
             "The GPU Operator runs each operand (toolkit, device plugin, DCGM, feature discovery) only on nodes whose `nvidia.com/gpu.deploy.<operand>` label is `true`. On this node the device plugin's label is empty or `false`, so no device plugin Pod runs there and the node advertises no `nvidia.com/gpu`.",
@@ -3280,7 +3281,7 @@ pub static RULES: &[Rule] = &[
         category: C::HandlerMissing,
         gate: G::Runtime,
         looks_at: "container log, Failed event (StartError, RunContainerError), kubectl exec output",
-        pattern: r#"exec: \\?"nvidia-smi\\?": executable (?:file )?not found|\bnvidia-smi: (?:command )?not found|\bcommand not found: nvidia-smi\b"#,
+        pattern: r#"exec: \\?"nvidia-smi\\?": executable (?:file )?(?:not found|(?:n|no|not)$)|\bnvidia-smi: (?:command )?not found|\bcommand not found: nvidia-smi\b"#,
         summary: "nvidia-smi is not in the container: it was not started by the nvidia runtime, which injects the driver's utilities and libraries",
         explanation: doc!(
             "The container started (or its command was looked up), but `nvidia-smi` is not there. Images do not ship it: the NVIDIA Container Toolkit mounts it, with the driver's libraries, from the host when the container is created by the `nvidia` runtime. Device nodes (`/dev/nvidia0`) may be there, since the device plugin adds those itself.",
@@ -3715,7 +3716,7 @@ pub static RULES: &[Rule] = &[
         gate: G::Runtime,
         looks_at: "kubectl logs output for a container that never started",
         pattern: r#"\bcontainer \\?"(?P<container>[^"\\]+)\\?" in pod \\?"(?P<pod>[^"\\]+)\\?" is waiting to start: (?:CreateContainerError|RunContainerError)\b"#,
-        summary: "the container {container} is never created: the runtime refuses it, and this text does not say why",
+        summary: "the container {container} is never created or started: the runtime refuses it, and this text does not say why",
         explanation: doc!(
             "`kubectl logs` has nothing to show because the container was never created: the kubelet reports `CreateContainerError` (or `RunContainerError`) each time it tries. This says that the runtime refused the container, not why.",
             "The Pod's events carry the runtime's error: a mount or device that does not exist on the node, a hook that fails, a command the image does not have. When the container belongs to the GPU stack (a device plugin), the node advertises no GPU while it is down.",
