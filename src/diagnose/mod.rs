@@ -713,9 +713,22 @@ fn plugin_log_unexplained(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnos
     if !is_plugin_log {
         return d;
     }
+    // The plugin's complaints are the evidence; a log without one shows its first lines.
+    let complains = |s: &&Signal| {
+        let m = s.message.to_ascii_lowercase();
+        ["error", "fail", "fatal", "panic", "no devices"]
+            .iter()
+            .any(|w| m.contains(w))
+    };
     let mut evidence = Vec::new();
-    for s in &ev.signals {
-        if push_evidence(&mut evidence, s) {
+    let complaints: Vec<&Signal> = ev.signals.iter().filter(complains).collect();
+    let lines = if complaints.is_empty() {
+        ev.signals.iter().collect()
+    } else {
+        complaints
+    };
+    for s in lines {
+        if !push_evidence(&mut evidence, s) {
             break;
         }
     }
