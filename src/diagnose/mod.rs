@@ -156,10 +156,11 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
     }
 
     // A driver container's log that reaches `Done, now waiting for signal` did not stop short (GW155).
-    if ev
-        .signals
-        .iter()
-        .any(|s| s.message.contains("Done, now waiting for signal"))
+    if hits.iter().any(|h| h.finding.rule.id == "GW155")
+        && ev
+            .signals
+            .iter()
+            .any(|s| s.message.contains("Done, now waiting for signal"))
     {
         hits.retain(|h| h.finding.rule.id != "GW155");
     }
@@ -596,6 +597,11 @@ fn stalled_without_a_word(ev: &Evidence, ctx: &Context, gaps: &[Gap]) -> Option<
 /// Host directories that exist only once the NVIDIA driver is installed.
 const DRIVER_HOST_DIRS: [&str; 2] = ["/home/kubernetes/bin/nvidia", "/run/nvidia/driver"];
 
+/// Whether text names a host directory that only the NVIDIA driver creates.
+fn names_driver_dir(text: &str) -> bool {
+    DRIVER_HOST_DIRS.iter().any(|d| text.contains(d))
+}
+
 /// GPU-stack components that neither advertise GPUs nor install the driver.
 const OTHER_GPU_COMPONENTS: [&str; 5] = [
     "container-toolkit",
@@ -619,8 +625,8 @@ fn names_gpu_component(text: &str) -> bool {
     PLUGIN_OR_DRIVER
         .iter()
         .chain(&OTHER_GPU_COMPONENTS)
-        .chain(&["validator", "validation"])
         .any(|w| text.contains(w))
+        || names_validator(text)
 }
 
 /// Names of the Pods (and their owners) that a node's GPU waits on: the device plugin that advertises it,
@@ -644,8 +650,7 @@ fn is_plugin_or_driver(names: &str) -> bool {
         && ["nvidia", "amdgpu", "amd-gpu", "gpu", "neuron"]
             .iter()
             .any(|v| names.contains(v))
-        && !names.contains("validator")
-        && !names.contains("validation")
+        && !names_validator(&names)
 }
 
 /// Whether a Pod's name says it belongs to the GPU stack (operator, driver, toolkit, device plugin, feature
@@ -928,9 +933,7 @@ fn whose_component_failure(c: &mut Cause, target: &str, reported_unadvertised: b
     // `/run/nvidia/driver`): the driver is not installed on the node yet, so no GPU is advertised.
     if c.rule == Some("GW503") {
         let text = whose_text(c, target);
-        if (text.contains("device-plugin") && text.contains("nvidia"))
-            || DRIVER_HOST_DIRS.iter().any(|d| text.contains(d))
-        {
+        if (text.contains("device-plugin") && text.contains("nvidia")) || names_driver_dir(&text) {
             c.category = Category::DevicePlugin;
         }
         return;
@@ -939,7 +942,7 @@ fn whose_component_failure(c: &mut Cause, target: &str, reported_unadvertised: b
     // /run/nvidia/driver/dev/nvidiactl`): the driver container has not loaded the driver yet.
     if c.rule == Some("GW406") {
         let text = whose_text(c, target);
-        if DRIVER_HOST_DIRS.iter().any(|d| text.contains(d)) {
+        if names_driver_dir(&text) {
             c.category = Category::DevicePlugin;
         }
         return;
@@ -958,19 +961,13 @@ fn whose_component_failure(c: &mut Cause, target: &str, reported_unadvertised: b
             .collect::<Vec<&str>>()
             .join(" ");
         text.push(' ');
-        if crashing.is_empty() || names_gpu_component(&crashing) || names_a_pod(&crashing) {
-            text.push_str(if crashing.is_empty() {
-                &lower
-            } else {
-                &crashing
-            });
-        } else {
-            text.push_str(&lower);
-        }
+        let says_whose =
+            !crashing.is_empty() && (names_gpu_component(&crashing) || names_a_pod(&crashing));
+        text.push_str(if says_whose { &crashing } else { &lower });
     }
     let has = |words: &[&str]| words.iter().any(|w| text.contains(w));
     // A validator's name can hold the component it validates (`nvidia-device-plugin-validator`).
-    if has(&["validator", "validation"]) {
+    if names_validator(&text) {
         c.category = Category::Unknown;
     } else if has(&["node-feature-discovery-worker", "nfd-worker"]) && has(&["gpu-operator"]) {
         // The GPU Operator deploys its driver, toolkit and device plugin on the nodes that Node Feature
