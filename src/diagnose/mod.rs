@@ -101,8 +101,31 @@ pub fn diagnose_all(evs: &[Evidence]) -> Vec<Diagnosis> {
     let mut out = crate::par::map_chunks(evs, 64, Readings::default, |r, ev| diagnose_with(ev, r));
     // Blocked Pods first, and of those the ones whose cause is known: in a listing, the Pods that wait
     // without a word usually wait on the one that says why.
-    out.sort_by_key(|d| (!d.is_blocked(), d.primary == Category::Unknown));
+    out.sort_by_key(|d| {
+        (
+            !d.is_blocked(),
+            d.primary == Category::Unknown,
+            only_waits_in_init(d),
+        )
+    });
     out
+}
+
+/// Whether a verdict rests only on its Pod waiting in its init containers (`Init:0/1`).
+fn only_waits_in_init(d: &Diagnosis) -> bool {
+    d.causes.first().is_some_and(|c| {
+        c.evidence
+            .iter()
+            .all(|e| e.reason.as_deref().is_some_and(waits_in_init))
+    })
+}
+
+/// Whether a Pod's status says it waits in its init containers (`Init:0/1`), not that one failed.
+fn waits_in_init(status: &str) -> bool {
+    status
+        .strip_prefix("Init:")
+        .and_then(|n| n.split_once('/'))
+        .is_some_and(|(done, all)| done.parse::<u8>().is_ok() && all.parse::<u8>().is_ok())
 }
 
 /// The text a signal is read by: its message, or its reason when it has none. The kubelet words every
@@ -292,7 +315,7 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
                     )],
                     gaps,
                 );
-                return plugin_log_unexplained(d, ev, &ctx);
+                return log_unexplained(d, ev, &ctx);
             } else if ev.pod.as_ref().is_some_and(|p| p.name.is_some())
                 && ev.target.name.as_deref().is_some_and(is_gpu_stack)
             {
@@ -349,7 +372,7 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
             vec![next],
             gaps,
         );
-        return plugin_log_unexplained(stack_pod_down(d, ev, &ctx), ev, &ctx);
+        return log_unexplained(stack_pod_down(d, ev, &ctx), ev, &ctx);
     }
 
     for c in causes.iter_mut() {
@@ -676,23 +699,84 @@ fn is_gpu_stack(name: &str) -> bool {
         .any(|w| name.contains(w))
 }
 
-/// Words that say a pasted log is a GPU device plugin's (NVIDIA's, AMD's, Intel's, Neuron's, a sharing
-/// stack's) or its MPS daemon's.
-const PLUGIN_LOG_MARKERS: [&str; 7] = [
-    "device-plugin",
-    "device plugin",
-    "deviceplugin",
-    "mps-control-daemon",
-    "node-labeller",
-    "gpu_plugin.go",
-    "k8s-device-plugin",
+/// A pasted log that no rule explains but whose writer says where the GPU stops: what the log looks like,
+/// and the cause it stands for.
+struct UnexplainedLog {
+    /// Lowercased words, any of which says whose log it is.
+    markers: &'static [&'static str],
+    /// Lowercased words that say the log went on past the point where it would stop.
+    unless: &'static [&'static str],
+    /// Whether the log's lines must look like a service's (a timestamp, a level): a listing that only names
+    /// the component is not its log.
+    needs_log_lines: bool,
+    category: Category,
+    gate: Gate,
+    summary: &'static str,
+    next: &'static [(&'static str, Where, &'static str)],
+}
+
+static UNEXPLAINED_LOGS: [UnexplainedLog; 2] = [
+    // The reporter pastes a GPU device plugin's log (NVIDIA's, AMD's, Intel's, Neuron's, a sharing stack's, or
+    // its MPS daemon's) because the node advertises no GPU or the plugin keeps failing; while the plugin does
+    // not register its GPUs, the node advertises none.
+    UnexplainedLog {
+        markers: &[
+            "device-plugin",
+            "device plugin",
+            "deviceplugin",
+            "mps-control-daemon",
+            "node-labeller",
+            "gpu_plugin.go",
+            "k8s-device-plugin",
+            "registering the dpi",
+        ],
+        unless: &[],
+        needs_log_lines: true,
+        category: Category::DevicePlugin,
+        gate: Gate::Scheduling,
+        summary: "the paste is a GPU device plugin's log that no rule explains: until the plugin registers its GPUs, the node advertises none",
+        next: &[
+            (
+                "kubectl get pods -A -o wide | grep -i -e device-plugin -e gpu-plugin",
+                Where::Cluster,
+                "find the device-plugin Pods, whether they run, and on which nodes",
+            ),
+            (
+                "kubectl describe node {node}",
+                Where::Cluster,
+                "see whether the node's Capacity and Allocatable list the GPU resource",
+            ),
+        ],
+    },
+    // HAMi-core (formerly 4paradigm's libvgpu) is preloaded into every container that gets a share of a GPU
+    // and prints its own lines first; a workload whose output stops at them is stuck in (or crashed by) the
+    // library that stands between it and the driver, not in its own code.
+    UnexplainedLog {
+        markers: &["[hami-core ", "[4pdvgpu "],
+        // The library says it is done, or `nvidia-smi` printed its table: the workload got past it.
+        unless: &["]: initialized", "driver version:"],
+        needs_log_lines: false,
+        category: Category::RuntimeHook,
+        gate: Gate::Runtime,
+        summary: "the container's output stops at the vGPU library that HAMi injects (HAMi-core): it hangs or fails between the workload and the driver",
+        next: &[
+            (
+                "nvidia-smi --query-gpu=driver_version --format=csv",
+                Where::Node,
+                "a HAMi-core older than the node's driver can hang in NVML's or CUDA's first call",
+            ),
+            (
+                "kubectl get pods -A -o wide | grep -i -e hami -e vgpu",
+                Where::Cluster,
+                "find the vGPU device plugin that mounts HAMi-core into the containers, and its version",
+            ),
+        ],
+    },
 ];
 
-/// A pasted log of a GPU device plugin that no rule explains is still the answer for the GPU Pods: the
-/// reporter pastes the plugin's log because the node advertises no GPU (or the plugin keeps failing), and
-/// while it does not register its GPUs the node advertises none. Only for a paste without a Pod in it: a Pod's
-/// own state says more.
-fn plugin_log_unexplained(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
+/// A pasted log that no rule explains is still the answer when its writer is part of the GPU path (see
+/// `UNEXPLAINED_LOGS`). Only for a paste without a Pod in it: a Pod's own state says more.
+fn log_unexplained(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
     if d.primary != Category::Unknown || ev.pod.is_some() || ev.target.name.is_some() {
         return d;
     }
@@ -709,19 +793,34 @@ fn plugin_log_unexplained(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnos
         )
         .expect("log line regex")
     });
-    let is_plugin_log = LOG_LINE.is_match(&text)
-        && PLUGIN_LOG_MARKERS.iter().any(|m| text.contains(m))
-        && ["nvidia", "amd", "gpu", "neuron", "intel", "mlu", "npu"]
-            .iter()
-            .any(|v| text.contains(v))
-        && !names_validator(&text);
-    if !is_plugin_log {
+    let Some(kind) = UNEXPLAINED_LOGS.iter().find(|k| {
+        k.markers.iter().any(|m| text.contains(m))
+            && !k.unless.iter().any(|w| text.contains(w))
+            && (!k.needs_log_lines
+                || LOG_LINE.is_match(&text)
+                    && ["nvidia", "amd", "gpu", "neuron", "intel", "mlu", "npu"]
+                        .iter()
+                        .any(|v| text.contains(v))
+                    && !names_validator(&text))
+    }) else {
         return d;
-    }
-    // The plugin's complaints are the evidence; a log without one shows its first lines.
+    };
+    // The log's complaints (klog's error lines among them) are the evidence; a log without one shows its
+    // first lines.
+    static ERROR_LINE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"^(?:\S+ )?[EF]\d{4} \d\d:\d\d:\d\d").expect("error line regex")
+    });
     let complains = |s: &&Signal| {
         let m = s.message.to_ascii_lowercase();
-        ["error", "fail", "fatal", "panic", "no devices"]
+        ERROR_LINE.is_match(&s.message)
+            || [
+                "error",
+                "fail",
+                "fatal",
+                "panic",
+                "no devices",
+                "segmentation fault",
+            ]
             .iter()
             .any(|w| m.contains(w))
     };
@@ -738,31 +837,24 @@ fn plugin_log_unexplained(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnos
         }
     }
     let cause = Cause {
-        category: Category::DevicePlugin,
+        category: kind.category,
         rule: None,
         name: None,
-        gate: Gate::Scheduling,
-        summary: "the paste is a GPU device plugin's log that no rule explains: until the plugin registers its GPUs, the node advertises none".into(),
+        gate: kind.gate,
+        summary: kind.summary.into(),
         evidence,
         details: BTreeMap::new(),
-        next: vec![
-            ctx.step(
-                "kubectl get pods -A -o wide | grep -i -e device-plugin -e gpu-plugin",
-                Where::Cluster,
-                "find the device-plugin Pods, whether they run, and on which nodes",
-            ),
-            ctx.step(
-                "kubectl describe node {node}",
-                Where::Cluster,
-                "see whether the node's Capacity and Allocatable list the GPU resource",
-            ),
-        ],
+        next: kind
+            .next
+            .iter()
+            .map(|(command, place, why)| ctx.step(command, *place, why))
+            .collect(),
         fix: None,
         overlapping: false,
     };
     Diagnosis {
-        gate: Gate::Scheduling,
-        primary: Category::DevicePlugin,
+        gate: kind.gate,
+        primary: kind.category,
         causes: vec![cause],
         ..d
     }
@@ -775,7 +867,9 @@ fn names_validator(text: &str) -> bool {
 
 /// A Pod of the GPU stack that fails (Error, Init:CrashLoopBackOff) with no rule to say why is still the
 /// answer for the GPU Pods: while the device plugin (or the driver it needs) does not run, its node
-/// advertises no GPU. The verdict stays `unknown` for any other Pod, and for a stack Pod that only waits.
+/// advertises no GPU. So is any GPU-stack Pod that waits in its init containers (`Init:0/1`): the GPU
+/// Operator's operands wait there until the driver and the container toolkit on their node are ready. The
+/// verdict stays `unknown` for any other Pod, and for a stack Pod that waits for a node.
 fn stack_pod_down(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
     let name = ev.target.name.as_deref().unwrap_or("");
     let owner = ev
@@ -788,9 +882,11 @@ fn stack_pod_down(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
         .pod
         .as_ref()
         .is_some_and(|p| matches!(p.phase.as_deref(), Some("Running" | "Succeeded")));
-    if runs || !is_plugin_or_driver(&format!("{name} {owner}")) {
+    let names = format!("{name} {owner}");
+    if runs || !is_gpu_stack(&names) {
         return d;
     }
+    let advertises = is_plugin_or_driver(&names);
     let Some(mut cause) = d.causes.into_iter().next() else {
         return Diagnosis {
             causes: vec![],
@@ -801,14 +897,15 @@ fn stack_pod_down(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
     // Init:0/1), an evicted or superseded one, or one whose state the input does not show has a cause of its
     // own that the input does not show.
     let failing = |s: &str| {
-        matches!(
-            s.strip_prefix("Init:").unwrap_or(s),
-            "Error"
-                | "CrashLoopBackOff"
-                | "RunContainerError"
-                | "CreateContainerError"
-                | "StartError"
-        )
+        advertises
+            && matches!(
+                s.strip_prefix("Init:").unwrap_or(s),
+                "Error"
+                    | "CrashLoopBackOff"
+                    | "RunContainerError"
+                    | "CreateContainerError"
+                    | "StartError"
+            )
     };
     let state = cause
         .evidence
@@ -819,7 +916,7 @@ fn stack_pod_down(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
                 SignalSource::PodStatus | SignalSource::ContainerStatus
             )
         })
-        .find_map(|e| e.reason.clone().filter(|r| failing(r)));
+        .find_map(|e| e.reason.clone().filter(|r| failing(r) || waits_in_init(r)));
     let Some(state) = state else {
         return Diagnosis {
             causes: vec![cause],
@@ -836,9 +933,15 @@ fn stack_pod_down(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
         name
     };
     cause.category = Category::DevicePlugin;
-    cause.summary = format!(
-        "{name} belongs to the GPU stack and does not run ({state}): until it runs, its node advertises no GPU"
-    );
+    cause.summary = if waits_in_init(&state) {
+        format!(
+            "{name} belongs to the GPU stack and waits in its init containers ({state}): they wait until the driver and the container toolkit on its node are ready"
+        )
+    } else {
+        format!(
+            "{name} belongs to the GPU stack and does not run ({state}): until it runs, its node advertises no GPU"
+        )
+    };
     cause.next = vec![
         ctx.step(
             "kubectl describe pod {pod} -n {namespace}",

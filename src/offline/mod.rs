@@ -521,6 +521,54 @@ trainer-0   0/1     Pending   0          5m
     }
 
     #[test]
+    fn output_that_stops_at_hami_core_is_the_injected_library() {
+        // volcano-sh/devices: `nvidia-smi` in a vGPU Pod prints HAMi-core's first line and hangs.
+        let hangs = "root@gpu-deploy-plugin-hami-volcano-5779959bc9-cwd92:/workspace# nvidia-smi
+[HAMI-core Msg(51:139774888380224:libvgpu.c:838)]: Initializing.....
+";
+        let d = verdict(hangs);
+        assert_eq!(d.primary, crate::rules::Category::RuntimeHook);
+        assert_eq!(d.causes[0].next[0].place, crate::rules::Where::Node);
+        // 4paradigm's older name for it, crashing.
+        let crashes = "nvidia-smi
+[4pdvGPU Msg(29:140241530709824:libvgpu.c:813)]: Initializing...
+[4pdvGPU Msg(29:140241530709824:context.c:120)]: vdevices_pci=0000:84:00.0
+Segmentation fault (core dumped)
+";
+        let d = verdict(crashes);
+        assert_eq!(d.primary, crate::rules::Category::RuntimeHook);
+        assert!(d.causes[0].evidence[0].text.contains("Segmentation fault"));
+        // Once the library says it is initialised, the workload got past it.
+        let passed =
+            format!("{hangs}[HAMI-core Msg(30:140387636202368:libvgpu.c:855)]: Initialized\n");
+        assert_ne!(
+            verdict(&passed).primary,
+            crate::rules::Category::RuntimeHook
+        );
+    }
+
+    #[test]
+    fn a_device_plugin_log_shows_its_error_lines() {
+        // ROCm/k8s-device-plugin: the AMD plugin registers with the kubelet, then logs an error in klog's
+        // format with no error word in it.
+        let log = "I0708 02:16:53.301785 1 plugin.go:129] gpu: Registering the DPI with Kubelet
+I0708 02:16:53.302111 1 plugin.go:141] gpu: Registration for endpoint amd.com_gpu
+I0708 02:16:53.334427 1 main.go:149] Watching GPU with bus ID: 0000:28:00.0 NUMA Node: []
+E0708 02:16:53.334443 1 main.go:151] No NUMA node found with bus ID: 0000:28:00.0
+";
+        let d = verdict(log);
+        assert_eq!(d.primary, crate::rules::Category::DevicePlugin);
+        assert_eq!(d.causes[0].evidence.len(), 1);
+        assert!(d.causes[0].evidence[0].text.starts_with("E0708 "));
+        // The same lines from a log that is not a device plugin's say nothing of the GPU.
+        let other = log.replace("Registering the DPI with Kubelet", "Starting");
+        assert_ne!(
+            verdict(&other).primary,
+            crate::rules::Category::DevicePlugin
+        );
+    }
+
+    #[test]
     fn a_device_plugin_log_beside_a_placed_pod_still_explains_it() {
         // k8s-device-plugin #55: the plugin's log, then `describe` of a plugin Pod cut off after its node.
         let log = "2018/06/06 12:40:16 Could not register device plugin: context deadline exceeded
@@ -577,7 +625,7 @@ Containers:
     }
 
     #[test]
-    fn a_failing_plugin_or_driver_pod_is_the_device_plugin_and_a_waiting_one_is_not() {
+    fn a_failing_plugin_or_driver_pod_and_a_waiting_stack_pod_are_the_device_plugin() {
         // gpu-operator #369: `oc get po -A`, single-spaced, with `Init: CrashLoopBackOff` typed with a space.
         let paste = "NAMESPACE NAME READY STATUS RESTARTS AGE
 gpu-operator-resources gpu-feature-discovery-ft66m 0/1 CrashLoopBackOff 755 2d18h
@@ -598,9 +646,25 @@ gpu-operator-resources nvidia-device-plugin-daemonset-4n5fm 0/1 Init: CrashLoopB
             .find(|d| d.target.name.as_deref() == Some("gpu-feature-discovery-ft66m"))
             .unwrap();
         assert_eq!(gfd.primary, crate::rules::Category::Unknown);
-        // gpu-operator #131: a plugin Pod that only waits on its init container says nothing of why.
+        // The Pod that waits in its init containers is listed after the one that fails.
+        let toolkit = ds
+            .iter()
+            .position(|d| {
+                d.target.name.as_deref() == Some("nvidia-container-toolkit-daemonset-fnpln")
+            })
+            .unwrap();
+        assert_eq!(ds[toolkit].primary, crate::rules::Category::DevicePlugin);
+        assert!(toolkit > 0);
+        // gpu-operator #131: a plugin Pod that waits on its init container waits for the driver and the
+        // toolkit (the operator's operands do); a workload that waits there has a cause the row does not show.
         let waiting = "gpu-operator-resources       nvidia-device-plugin-daemonset-qf49z                         0/1     Init:0/1                     1          84m\n";
-        assert_eq!(verdict(waiting).primary, crate::rules::Category::Unknown);
+        assert_eq!(
+            verdict(waiting).primary,
+            crate::rules::Category::DevicePlugin
+        );
+        let workload =
+            waiting.replace("nvidia-device-plugin-daemonset-qf49z", "trainer-7f9c-qf49z");
+        assert_eq!(verdict(&workload).primary, crate::rules::Category::Unknown);
         // The same row failing is the plugin.
         let failing = waiting.replace("Init:0/1      ", "Init:Error    ");
         assert_eq!(
