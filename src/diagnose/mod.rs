@@ -99,12 +99,14 @@ pub fn diagnose(ev: &Evidence) -> Diagnosis {
 pub fn diagnose_all(evs: &[Evidence]) -> Vec<Diagnosis> {
     // Each thread keeps its own cache of readings: a reading depends on the message alone.
     let mut out = crate::par::map_chunks(evs, 64, Readings::default, |r, ev| diagnose_with(ev, r));
-    // Blocked Pods first, and of those the ones whose cause is known: in a listing, the Pods that wait
-    // without a word usually wait on the one that says why.
+    // Blocked Pods first, and of those the ones whose cause is known, a GPU gate before any other cause: in
+    // a listing, the Pods that wait without a word usually wait on the one that says why, and a GPU ticket is
+    // about the GPU stack's Pods before a sidecar's crash.
     out.sort_by_key(|d| {
         (
             !d.is_blocked(),
             d.primary == Category::Unknown,
+            d.primary == Category::Other,
             only_waits_in_init(d),
         )
     });
@@ -408,8 +410,9 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
 }
 
 /// A device-plugin DaemonSet that wants no Pod (`DESIRED 0`) means no node runs the plugin, so no node
-/// advertises the GPU: its node selector or affinity matches no node (`node-affinity`). One whose Pods are
-/// not all ready (`READY 0/2`) leaves those nodes without the GPU (`device-plugin`). Either is what to fix
+/// advertises the GPU: its node selector or affinity matches no node. One whose Pods are not all ready
+/// (`READY 0/2`) leaves those nodes without the GPU. Both are `device-plugin`: the advertisement is missing
+/// (the GPU Pod's own selector is not at fault, so it is not `node-affinity`). Either is what to fix
 /// unless something other than a GPU shortfall blocks the Pod; returns its index when it is primary.
 fn plugin_daemonset(ev: &Evidence, causes: &mut Vec<Cause>, ctx: &Context) -> Option<usize> {
     let row = ev
@@ -429,9 +432,8 @@ fn plugin_daemonset(ev: &Evidence, causes: &mut Vec<Cause>, ctx: &Context) -> Op
     let mut details = BTreeMap::new();
     details.insert("daemonset".to_string(), Value::from(name));
     let idle = row.reason.as_deref() == Some("DESIRED 0");
-    let (category, summary, next) = if idle {
+    let (summary, next) = if idle {
         (
-            Category::NodeAffinity,
             format!(
                 "the device-plugin DaemonSet {name} wants no Pod (DESIRED 0): its node selector or affinity matches no node, so no node advertises the GPU"
             ),
@@ -453,7 +455,6 @@ fn plugin_daemonset(ev: &Evidence, causes: &mut Vec<Cause>, ctx: &Context) -> Op
     } else {
         let counts = row.reason.as_deref().unwrap_or("READY").to_string();
         (
-            Category::DevicePlugin,
             format!(
                 "the device-plugin DaemonSet {name} is not ready ({counts}): nodes whose plugin Pod is not running do not advertise the GPU"
             ),
@@ -474,7 +475,7 @@ fn plugin_daemonset(ev: &Evidence, causes: &mut Vec<Cause>, ctx: &Context) -> Op
         )
     };
     causes.push(Cause {
-        category,
+        category: Category::DevicePlugin,
         rule: None,
         name: None,
         gate: Gate::Scheduling,

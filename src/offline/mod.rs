@@ -455,8 +455,10 @@ trainer-0   0/1     Pending   0          5m
             "the DaemonSet's namespace is not the Pod's"
         );
         let d = crate::diagnose::diagnose(&evs[0]);
-        assert_eq!(d.primary, crate::rules::Category::NodeAffinity);
+        // The plugin's own selector matches no node: the advertisement is missing, not the Pod's selector.
+        assert_eq!(d.primary, crate::rules::Category::DevicePlugin);
         assert!(d.causes[0].summary.contains("nvdp-nvidia-device-plugin"));
+        assert!(d.causes[0].summary.contains("DESIRED 0"));
         // A DaemonSet that wants Pods, or one that is not a device plugin, says nothing.
         for other in [
             paste.replace(

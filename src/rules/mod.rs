@@ -366,10 +366,13 @@ fn captures_of(idx: usize, text: &str) -> Option<Match> {
     })
 }
 
-/// The field a capture fills. A pattern that needs the same field in two alternatives names the second
-/// capture `field_alt`, since a regex may not use one name twice.
+/// The field a capture fills. A pattern that needs the same field in several alternatives names the others
+/// `field_alt`, `field_alt2`, …, since a regex may not use one name twice.
 pub fn capture_field(name: &str) -> &str {
-    name.strip_suffix("_alt").unwrap_or(name)
+    match name.rfind("_alt") {
+        Some(i) if name[i + 4..].bytes().all(|b| b.is_ascii_digit()) => &name[..i],
+        _ => name,
+    }
 }
 
 /// Every rule whose pattern matches `text` (for tests and `explain`).
@@ -625,6 +628,12 @@ mod tests {
             Some("libcuda.so")
         );
         assert!(!m.captures.contains_key("library_alt"));
+        // A third alternative's capture fills the field too; a name that only starts like one does not.
+        let m = first_match("logs: `using mps requires --mps-root to be specified.`").unwrap();
+        assert_eq!(m.rule.id, "GW145");
+        assert!(m.captures.contains_key("why"));
+        assert_eq!(capture_field("why_alt2"), "why");
+        assert_eq!(capture_field("why_altitude"), "why_altitude");
     }
 
     #[test]

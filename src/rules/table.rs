@@ -555,7 +555,7 @@ pub static RULES: &[Rule] = &[
         category: C::InsufficientResource,
         gate: G::Scheduling,
         looks_at: "FailedScheduling / Unschedulable event or scheduler log from a GPU-sharing scheduler (HAMi, KAI, Volcano, Koordinator, gpushare)",
-        pattern: r"(?:node\(s\) didn't have enough resources?: |No node in the \S+ node-pool has )(?P<resource>[A-Za-z0-9./-]+)|\bNodeUnfitPod\b|\bCardInsufficient(?:Memory|Core)\b|\bCardTimeSlicingExhausted\b|\bAllocatedCardsInsufficientRequest\b|\bNodeInsufficientDevice\b|No nodes with enough resources were found|\bno enough gpu (?:cards|memory|cores?)\b|\bnot enough gpu fitted\b|request devices nums cannot exceed the total number of devices|doesn't meet the gpu request of pod|all node scores do not meet|\bInsufficient Devices\b",
+        pattern: r"(?:node\(s\) didn't have enough resources?: |No node in the \S+ node-pool has )(?P<resource>[A-Za-z0-9./-]+)|\bNodeUnfitPod\b|\bCardInsufficient(?:Memory|Core)\b|\bCardTimeSlicingExhausted\b|\bAllocatedCardsInsufficientRequest\b|\bNodeInsufficientDevice\b|No nodes with enough resources were found|\bno enough gpu (?:cards|memory|cores?)\b|\bnot enough gpu fitted\b|request devices nums cannot exceed the total number of devices|doesn't meet the gpu request of pod|all node scores do not meet|\bInsufficient Devices\b|\bno enough \w+ devices? available\b",
         summary: "{count} node(s) have too little free GPU capacity for the pod, as the GPU-sharing scheduler counts it",
         explanation: doc!(
             "A GPU-sharing scheduler (HAMi, KAI, gpushare) found no node with enough free GPU units, memory or cores for the Pod.",
@@ -1077,7 +1077,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the GPU Operator's driver container log (nvidia-driver-daemonset), AMD's KMM worker log",
-        pattern: r"Could not resolve Linux kernel version|Unable to locate package (?P<package>linux-(?:objects|signatures|modules)-nvidia-\S+)|\bERROR: Unable to load the kernel module (?:'?nvidia(?:-\w+)*\.ko'?|'$)|\bError: Unable to find a match: (?P<package_alt>(?:kernel-(?:headers|devel|core)-|elfutils-libelf-devel)\S*)|\bERROR: modpost: GPL-incompatible module nvidia\.ko uses GPL-only symbol|\bCould not unload NVIDIA driver kernel modules, driver is in use|\bCould not find kernel full version\b|\bCould not locate Linux kernel version string\b|\bmodprobe: (?:ERROR|FATAL): [^']{0,120}?(?:'(?:ipmi_msghandler|ipmi_devintf|nvidia(?:[-_](?:uvm|modeset|drm))?)'|/drivers/gpu/|\bamdgpu\b)|\bCannot download repodata/repomd\.xml: [^\n]*?\b404 for https?://repo\.radeon\.com/",
+        pattern: r"Could not resolve Linux kernel version|Unable to locate package (?P<package>linux-(?:objects|signatures|modules)-nvidia-\S+)|\bERROR: Unable to load the kernel module (?:'?nvidia(?:-\w+)*\.ko'?|'$)|\bError: Unable to find a match: (?P<package_alt>(?:kernel-(?:headers|devel|core)-|elfutils-libelf-devel)\S*)|\bERROR: modpost: GPL-incompatible module nvidia\.ko uses GPL-only symbol|\bCould not unload NVIDIA driver kernel modules, driver is in use|\bCould not find kernel full version\b|\bCould not locate Linux kernel version string\b|\bmodprobe: (?:ERROR|FATAL): [^']{0,120}?(?:'(?:ipmi_msghandler|ipmi_devintf|nvidia(?:[-_](?:uvm|modeset|drm))?)'|/drivers/gpu/|\bamdgpu\b)|\bCannot download repodata/repomd\.xml: [^\n]*?\b404 for https?://repo\.radeon\.com/|\bmake(?:\[\d+\])?: \*+ \[[^\]\n]*/nvidia-[\d.]+/kernel\b[^\]\n]*\] Error \d+",
         summary: "the driver container cannot install or load the GPU driver for the node's kernel, so the node's GPUs have no driver and advertise nothing",
         explanation: doc!(
             "The GPU Operator's driver container (or AMD's KMM worker) builds or installs the kernel modules for the running kernel and loads them. It could not find that kernel's packages (headers, the precompiled `linux-objects-nvidia-…` modules, AMD's `amdgpu` repository) or `modprobe` could not load a module the driver needs, so it exits and restarts; until a driver loads, the device plugin finds no GPU and the node advertises none.",
@@ -1220,7 +1220,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the NVIDIA device plugin's (or GPU Feature Discovery's) Pod log",
-        pattern: r"\b(?:error starting plugins?|Failed to start plugin): (?P<why>[^\n\x22]+)|\bError: (?:failed to create FS watcher|error creating NVML labeler): (?P<why_alt>[^\n\x22]+)|\bFailed to created? FS watcher\b",
+        pattern: r"\b(?:error starting plugins?|Failed to start plugin): (?P<why>[^\n\x22]+)|\b(?P<why_alt2>using MPS requires --mps-root to be specified)\b|\bError: (?:failed to create FS watcher|error creating NVML labeler): (?P<why_alt>[^\n\x22]+)|\bFailed to created? FS watcher\b",
         summary: "the NVIDIA device plugin (or GPU Feature Discovery) cannot start ({why|it cannot watch the kubelet's device-plugin directory}), so the node advertises no GPU (or no GPU labels)",
         explanation: doc!(
             "The NVIDIA device plugin read its configuration and the node's devices, then gave up before it registered any resource with the kubelet. It exits (or retries) with `error starting plugins:` and the reason; until it starts, the node advertises no `nvidia.com/gpu` and GPU Pods stay Pending.",
@@ -1306,7 +1306,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "nvidia-smi's output on the node (or in a GPU Pod), the node's kernel log",
-        pattern: r"\bNVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver\b|\bNVRM: The NVIDIA (?P<gpu>[\w -]{2,40}?) GPU installed in this system is (?:NVRM: )?supported through the NVIDIA (?P<legacy>[\d.]+xx) Legacy drivers|\bNVRM: (?:GPU \S+ )?RmInitAdapter failed!|\bNVRM: The NVIDIA probe routine was not called for \d+ device\(s\)",
+        pattern: r"\bNVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver\b|\bNVRM: The NVIDIA (?P<gpu>[\w -]{2,40}?) GPU installed in this system is (?:NVRM: )?supported through the NVIDIA (?P<legacy>[\d.]+xx) Legacy drivers|\bNVRM: (?:GPU \S+ )?RmInitAdapter failed!|\bNVRM: The NVIDIA probe routine (?:was not called|failed) for \d+ device\(s\)|\bNVRM: None of the NVIDIA devices were initialized\b|\b(?:Startup|Liveness|Readiness) probe failed: No devices were found\b",
         summary: "the NVIDIA driver on the node does not answer ({gpu|the kernel module is not loaded or does not fit the GPU}), so nothing can use or advertise its GPUs",
         explanation: doc!(
             "`nvidia-smi` reaches the GPUs through the NVIDIA kernel driver; it says it could not communicate with the driver when the kernel module is not loaded, failed to bind the GPU, or does not match the user-space libraries. Without a working driver the device plugin finds no GPU to advertise, and a container given the GPU cannot use it.",
@@ -1510,7 +1510,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the GPU Operator's driver container and driver manager log (nvidia-driver-daemonset)",
-        pattern: r"\bCompiling NVIDIA driver kernel modules\.\.\.|\bInstalling NVIDIA driver kernel modules\.\.\.|=+ NVIDIA Software Installer =+|\bStarting installation of NVIDIA driver (?:branch|version) \S+ for Linux kernel version (?P<kernel>\S+)|\bGetting current value of the 'nvidia\.com/gpu\.deploy\.[\w.-]+' node label\b|\bnvidia driver module is already loaded with refcount \d+|\bShutting down all GPU clients on the current node\b",
+        pattern: r"\bCompiling NVIDIA driver kernel modules\.\.\.|\bInstalling NVIDIA driver kernel modules\.\.\.|=+ NVIDIA Software Installer =+|\bStarting installation of NVIDIA driver (?:branch|version) \S+ for Linux kernel version (?P<kernel>\S+)|\bGetting current value of the 'nvidia\.com/gpu\.deploy\.[\w.-]+' node label\b|\bnvidia driver module is already loaded with refcount \d+|\bShutting down all GPU clients on the current node\b|\bUncompressing NVIDIA Accelerated Graphics Driver for Linux\b|\bUnloading NVIDIA driver kernel modules\.\.\.|\bbroken driver toolkit detected\b",
         summary: "the GPU Operator's driver container has not finished: its log stops before the driver is loaded, so the node advertises no GPU yet",
         explanation: doc!(
             "The ticket holds the log of the GPU Operator's driver Pod: the driver manager preparing the node, or the driver container installing or compiling the kernel modules. It stops before the driver is loaded (`Done, now waiting for signal`); until then the toolkit, the device plugin and the other operands wait, and the node advertises no GPU.",
@@ -1646,6 +1646,38 @@ pub static RULES: &[Rule] = &[
         example: "kai-scheduler  : no nodes with enough resources were found: 1 node is not a gpu node or the gpu memory count on the node was not synced yet, task: <default/gpu-memory>, node: <minikube>.",
         example_source: "https://github.com/kai-scheduler/KAI-Scheduler/issues/256",
         near_miss: "Warning  Unschedulable  kai-scheduler  no nodes with enough resources were found: 1 node(s) didn't have enough resources: GPU memory.",
+    },
+    Rule {
+        id: "GW160",
+        name: "operator-dev-char-symlinks-failed",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "the GPU Operator validator's driver-validation init container log",
+        pattern: r"\berror validating driver installation: error creating symlinks?(?: creator)?: (?P<why>[^\n\x22\\]+?)(?:\s*\\n|\s+Failed to create symlinks|\n|\x22|$)|\bFailed to create symlinks under /dev/char that point to all possible NVIDIA character devices\b",
+        summary: "the GPU Operator's driver validation cannot create the /dev/char links to the NVIDIA devices ({why|see the validator's log}), so it holds the toolkit and the device plugin back",
+        explanation: doc!(
+            "After it finds a working driver, the GPU Operator's validator creates links under `/dev/char` to every NVIDIA character device (a workaround for runtimes that use systemd cgroups, gpu-operator #430). It could not, so driver validation fails and the toolkit, the device plugin and the other operands stay in `Init`; the node advertises no GPU.",
+            "The validator cannot find a device node's major number (`nvidiactl` absent because the driver is not loaded in the namespace it looks at), or meets a PCI function it does not know (a GPU's audio function, a newer GPU than the validator's device table).",
+            "Set `DISABLE_DEV_CHAR_SYMLINK_CREATION=true` in the ClusterPolicy's `validator.driver.env` (or upgrade the GPU Operator), then check that the driver is loaded on the node.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl logs -n {namespace} -l app=nvidia-operator-validator -c driver-validation --tail=50",
+                place: Cluster,
+                why: "read which device the validator could not link",
+            },
+            Next {
+                command: "ls -l /dev/nvidia* /dev/char | grep -i nvidia",
+                place: Node,
+                why: "see which NVIDIA device nodes exist on the node",
+            },
+        ],
+        fix: Some(
+            "kubectl patch clusterpolicy/cluster-policy --type=merge -p '{\"spec\":{\"validator\":{\"driver\":{\"env\":[{\"name\":\"DISABLE_DEV_CHAR_SYMLINK_CREATION\",\"value\":\"true\"}]}}}}'",
+        ),
+        example: "level=info msg=\"Error: error validating driver installation: error creating symlinks: failed to get device nodes: failed to get GPU information: error getting all NVIDIA devices: error constructing NVIDIA PCI device 0000:01:00.1: unable to get device name: failed to find device with id '10fa'\\n\\nFailed to create symlinks under /dev/char that point to all possible NVIDIA character devices.",
+        example_source: "https://github.com/NVIDIA/gpu-operator/issues/569",
+        near_miss: "time=\"2024-09-27T12:16:45Z\" level=info msg=\"creating symlinks under /dev/char that correspond to NVIDIA character devices\"",
     },
     Rule {
         id: "GW201",
