@@ -710,6 +710,8 @@ struct UnexplainedLog {
     /// Whether the log's lines must look like a service's (a timestamp, a level): a listing that only names
     /// the component is not its log.
     needs_log_lines: bool,
+    /// Lowercased lines only the component's own log prints, which say whose log it is on their own.
+    own_lines: &'static [&'static str],
     category: Category,
     gate: Gate,
     summary: &'static str,
@@ -733,6 +735,8 @@ static UNEXPLAINED_LOGS: [UnexplainedLog; 2] = [
         ],
         unless: &[],
         needs_log_lines: true,
+        // tkestack's gpu-manager starts from a script that prints this before the plugin's own klog lines.
+        own_lines: &["launch gpu manager"],
         category: Category::DevicePlugin,
         gate: Gate::Scheduling,
         summary: "the paste is a GPU device plugin's log that no rule explains: until the plugin registers its GPUs, the node advertises none",
@@ -757,6 +761,7 @@ static UNEXPLAINED_LOGS: [UnexplainedLog; 2] = [
         // The library says it is done, or `nvidia-smi` printed its table: the workload got past it.
         unless: &["]: initialized", "driver version:"],
         needs_log_lines: false,
+        own_lines: &[],
         category: Category::RuntimeHook,
         gate: Gate::Runtime,
         summary: "the container's output stops at the vGPU library that HAMi injects (HAMi-core): it hangs or fails between the workload and the driver",
@@ -795,14 +800,15 @@ fn log_unexplained(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
         .expect("log line regex")
     });
     let Some(kind) = UNEXPLAINED_LOGS.iter().find(|k| {
-        k.markers.iter().any(|m| text.contains(m))
-            && !k.unless.iter().any(|w| text.contains(w))
+        let marked = k.markers.iter().any(|m| text.contains(m))
             && (!k.needs_log_lines
                 || LOG_LINE.is_match(&text)
                     && ["nvidia", "amd", "gpu", "neuron", "intel", "mlu", "npu"]
                         .iter()
                         .any(|v| text.contains(v))
-                    && !names_validator(&text))
+                    && !names_validator(&text));
+        (marked || k.own_lines.iter().any(|l| text.contains(l)))
+            && !k.unless.iter().any(|w| text.contains(w))
     }) else {
         return d;
     };
@@ -1032,12 +1038,16 @@ fn whose_component_failure(c: &mut Cause, target: &str, reported_unadvertised: b
         }
         return;
     }
-    // The device plugin's own Pod cannot mount the NVIDIA driver's host directory, or any Pod cannot mount a
-    // directory that only the driver creates (GKE's `/home/kubernetes/bin/nvidia`, the driver container's
-    // `/run/nvidia/driver`): the driver is not installed on the node yet, so no GPU is advertised.
+    // The device plugin's or the driver's own Pod cannot mount its volumes (the driver's host directory, the
+    // firmware directory), or any Pod cannot mount a directory that only the driver creates (GKE's
+    // `/home/kubernetes/bin/nvidia`, the driver container's `/run/nvidia/driver`): the driver is not installed
+    // on the node yet, or the plugin does not run, so no GPU is advertised.
     if c.rule == Some("GW503") {
         let text = whose_text(c, target);
-        if (text.contains("device-plugin") && text.contains("nvidia")) || names_driver_dir(&text) {
+        if is_plugin_or_driver(target)
+            || (text.contains("device-plugin") && text.contains("nvidia"))
+            || names_driver_dir(&text)
+        {
             c.category = Category::DevicePlugin;
         }
         return;
