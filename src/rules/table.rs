@@ -79,6 +79,7 @@ pub static REFINES: &[(&str, &str)] = &[
     ("GW159", "GW119"),
     ("GW431", "GW416"),
     ("GW431", "GW418"),
+    ("GW519", "GW308"),
 ];
 
 /// Rules that read the reporter's own words (or the manifests they pasted) in a ticket, not a component's
@@ -3828,6 +3829,36 @@ pub static RULES: &[Rule] = &[
         example: "container \"device-plugin\" in pod \"vgpu-device-plugin-h54cq\" is waiting to start: CreateContainerError",
         example_source: "https://github.com/4paradigm/k8s-vgpu-scheduler/issues/37",
         near_miss: "Error from server (BadRequest): container \"main\" in pod \"gpu-pod\" is waiting to start: ContainerCreating",
+    },
+    Rule {
+        id: "GW519",
+        name: "dra-claim-api-not-served",
+        category: C::Other,
+        gate: G::DeviceAdmission,
+        looks_at: "FailedPrepareDynamicResources event",
+        pattern: r"\bfailed to fetch ResourceClaim (?P<claim>\S+) referenced by pod (?P<pod_alt>\S+): the server could not find the requested resource\b",
+        summary: "the kubelet cannot read the pod's ResourceClaim {claim}: the apiserver does not serve the resource.k8s.io version this kubelet asks for (a version skew)",
+        explanation: doc!(
+            "Before it starts a Pod with a ResourceClaim, the kubelet reads the claim from the apiserver in the `resource.k8s.io` version it was built for. The apiserver answered that it has no such resource: it does not serve that API version, although the claim exists (and may be allocated) in another.",
+            "The kubelets run an older or newer minor version than the control plane, and the DRA API version they use was removed or is not enabled there (`resource.k8s.io/v1beta1` and `v1beta2` are off by default once `v1` is served), or the API group is disabled.",
+            "Run the kubelets at the control plane's minor version, or enable the API version they use on the apiserver (`--runtime-config=resource.k8s.io/v1beta1=true`).",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get nodes -o custom-columns=NAME:.metadata.name,KUBELET:.status.nodeInfo.kubeletVersion",
+                place: Cluster,
+                why: "compare each kubelet's version with the control plane's",
+            },
+            Next {
+                command: "kubectl api-versions | grep resource.k8s.io",
+                place: Cluster,
+                why: "see which DRA API versions the apiserver serves",
+            },
+        ],
+        fix: None,
+        example: "I'm getting `Failed to prepare dynamic resources: failed to fetch ResourceClaim imex-channel-injection-imex-channel-0-hlldb referenced by pod imex-channel-injection: the server could not find the requested resource` in a new GB200 cluster.",
+        example_source: "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/issues/766",
+        near_miss: "Failed to prepare dynamic resources: NodePrepareResources failed for claim default/gpu-claim: driver not ready",
     },
     Rule {
         id: "GW602",
