@@ -1054,9 +1054,11 @@ fn whose_component_failure(c: &mut Cause, target: &str, reported_unadvertised: b
     }
     // The runtime finds no NVIDIA device node under the driver container's root (`lstat
     // /run/nvidia/driver/dev/nvidiactl`): the driver container has not loaded the driver yet.
+    // The kubelet's own GPU manager (Kubernetes before device plugins) that finds no device node: the node
+    // has no loaded driver, so it advertises no GPU.
     if c.rule == Some("GW406") {
         let text = whose_text(c, target);
-        if names_driver_dir(&text) {
+        if names_driver_dir(&text) || text.contains("failed to start gpumanager") {
             c.category = Category::DevicePlugin;
         }
         return;
