@@ -1307,7 +1307,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "nvidia-smi's output on the node (or in a GPU Pod), the node's kernel log",
-        pattern: r"\bNVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver\b|\bNVRM: The NVIDIA (?P<gpu>[\w -]{2,40}?) GPU installed in this system is (?:NVRM: )?supported through the NVIDIA (?P<legacy>[\d.]+xx) Legacy drivers|\bNVRM: (?:GPU \S+ )?RmInitAdapter failed!|\bNVRM: The NVIDIA probe routine (?:was not called|failed) for \d+ device\(s\)|\bNVRM: None of the NVIDIA devices were initialized\b|\b(?:Startup|Liveness|Readiness) probe failed: No devices were found\b",
+        pattern: r"\bNVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver\b|\bNVRM: The NVIDIA (?P<gpu>[\w -]{2,40}?) GPU installed in this system is (?:NVRM: )?supported through the NVIDIA (?P<legacy>[\d.]+xx) Legacy drivers|\bNVRM: (?:GPU \S+ )?RmInitAdapter failed!|\bNVRM: The NVIDIA probe routine (?:was not called|failed) for \d+ device\(s\)|\bNVRM: None of the NVIDIA devices were initialized\b|\b(?:Startup|Liveness|Readiness) probe failed: No devices were found\b|\bfailed to initiali[sz]e nvml: (?:Driver Not Loaded|ERROR_DRIVER_NOT_LOADED)\b",
         summary: "the NVIDIA driver on the node does not answer ({gpu|the kernel module is not loaded or does not fit the GPU}), so nothing can use or advertise its GPUs",
         explanation: doc!(
             "`nvidia-smi` reaches the GPUs through the NVIDIA kernel driver; it says it could not communicate with the driver when the kernel module is not loaded, failed to bind the GPU, or does not match the user-space libraries. Without a working driver the device plugin finds no GPU to advertise, and a container given the GPU cannot use it.",
@@ -3518,6 +3518,32 @@ pub static RULES: &[Rule] = &[
         example: "ERRO[0000] failed to generate CDI spec: failed to create edits common for entities: failed to create discoverer for common entities: failed to create discoverer for driver files: failed to create discoverer for driver libraries: failed to get libraries for driver version: failed to locate libcuda.so.515.105.01: pattern libcuda.so.515.105.01 not found",
         example_source: "https://github.com/NVIDIA/nvidia-container-toolkit/issues/82",
         near_miss: "INFO[0000] Using driver version 515.105.01",
+    },
+    Rule {
+        id: "GW435",
+        name: "containerd-cri-plugin-disabled",
+        category: C::HandlerMissing,
+        gate: G::Runtime,
+        looks_at: "containerd's configuration (config.toml, `containerd config dump`)",
+        pattern: r"(?m)^\s*disabled_plugins\s*=\s*\[[^\]\n]*\x22(?:io\.containerd\.grpc\.v1\.)?cri\x22",
+        summary: "containerd's configuration disables its CRI plugin, so the kubelet cannot run Pods through it (and no nvidia handler is reachable)",
+        explanation: doc!(
+            "The kubelet talks to containerd through its CRI plugin; `disabled_plugins = [\"cri\"]` turns it off, so containerd serves no Pods at all and none of its runtime handlers (`nvidia` among them) can be used.",
+            "The configuration is the one Docker's `containerd.io` package ships (for Docker, which does not need CRI), or a tool rewrote it from such a file: the NVIDIA Container Toolkit's `nvidia-ctk runtime configure`, or the GPU Operator's toolkit on a distribution whose containerd configuration it does not know (k0s).",
+            "Remove `cri` from `disabled_plugins` in the configuration containerd loads, restart containerd, and check that the nvidia runtime is in its runtimes table.",
+        ),
+        next: &[
+            Next {
+                command: "containerd config dump | grep -n -e disabled_plugins -e 'runtimes\\.'",
+                place: Node,
+                why: "see the plugins containerd disables and the runtimes it has",
+            },
+            CONTAINERD_RUNTIMES,
+        ],
+        fix: None,
+        example: "disabled_plugins = [\"cri\"]\nimports = [\"/etc/containerd/config.toml\"]\noom_score = 0",
+        example_source: "https://github.com/NVIDIA/gpu-operator/issues/1323",
+        near_miss: "disabled_plugins = []\nimports = [\"/etc/containerd/config.toml\"]",
     },
     Rule {
         id: "GW501",
