@@ -70,7 +70,9 @@ pub static CATCH_ALL: &[&str] = &[
 /// resources" is a node whose GPU memory KAI does not know (GW119 would call it a shortfall); GW420 says a plugin that cannot start lacks the
 /// driver's library (GW145 would only say it cannot start); GW431 says the command a container cannot
 /// find is `nvidia-smi`, which the nvidia runtime injects (GW416 would call it the image's own command, GW418 an
-/// unexplained runtime failure).
+/// unexplained runtime failure); GW436 says why the NVIDIA hook's NVML failed, a driver/library version mismatch
+/// (GW410 would only say the hook failed); GW519 says the kubelet could not read the claim in its API version
+/// (GW308 would blame the DRA driver).
 pub static REFINES: &[(&str, &str)] = &[
     ("GW146", "GW105"),
     ("GW151", "GW145"),
@@ -79,6 +81,7 @@ pub static REFINES: &[(&str, &str)] = &[
     ("GW159", "GW119"),
     ("GW431", "GW416"),
     ("GW431", "GW418"),
+    ("GW436", "GW410"),
     ("GW519", "GW308"),
 ];
 
@@ -3544,6 +3547,36 @@ pub static RULES: &[Rule] = &[
         example: "disabled_plugins = [\"cri\"]\nimports = [\"/etc/containerd/config.toml\"]\noom_score = 0",
         example_source: "https://github.com/NVIDIA/gpu-operator/issues/1323",
         near_miss: "disabled_plugins = []\nimports = [\"/etc/containerd/config.toml\"]",
+    },
+    Rule {
+        id: "GW436",
+        name: "driver-library-version-mismatch",
+        category: C::RuntimeHook,
+        gate: G::Runtime,
+        looks_at: "the runtime's StartError or RunContainerError (the NVIDIA hook's output), nvidia-smi's output, the kernel log",
+        pattern: r"\b(?:Failed to initialize NVML|nvml error): driver/library version mismatch\b|\bNVRM: API mismatch: the client has the version (?P<client>[\d.]+), but\b",
+        summary: "the node's NVIDIA kernel module and its driver libraries are different versions ({client|driver/library version mismatch}), so NVML fails for the hook and for every GPU container",
+        explanation: doc!(
+            "NVML (and through it the NVIDIA hook, `nvidia-smi` and the device plugin) needs the user-space driver libraries and the loaded kernel module to be the same version. They are not: the libraries were upgraded (or downgraded) while the old module stayed loaded, so the hook fails when it creates a GPU container and `nvidia-smi` fails on the node.",
+            "The driver packages were updated without a reboot (an unattended upgrade, a node image update, the GPU Operator's driver container replacing a host driver), two drivers are installed side by side, or a container carries its own driver libraries of another version.",
+            "Reboot the node (or unload and reload the NVIDIA kernel modules) so that the module matches the libraries; hold the driver packages back from unattended upgrades on GPU nodes.",
+        ),
+        next: &[
+            Next {
+                command: "cat /proc/driver/nvidia/version; ls /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.* /usr/lib64/libnvidia-ml.so.* 2>/dev/null",
+                place: Node,
+                why: "compare the loaded kernel module's version with the installed libraries'",
+            },
+            Next {
+                command: "dmesg | grep -i 'API mismatch' | tail -3",
+                place: Node,
+                why: "see the client and kernel module versions the kernel reports",
+            },
+        ],
+        fix: None,
+        example: "stderr: Auto-detected mode as 'legacy'\nnvidia-container-cli: initialization error: nvml error: driver/library version mismatch: unknown",
+        example_source: "https://github.com/NVIDIA/k8s-device-plugin/issues/1431",
+        near_miss: "nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown",
     },
     Rule {
         id: "GW501",
