@@ -1224,7 +1224,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the NVIDIA device plugin's (or GPU Feature Discovery's) Pod log",
-        pattern: r"\b(?:error starting plugins?|Failed to start plugin): (?P<why>[^\n\x22]+)|\b(?P<why_alt2>using MPS requires --mps-root to be specified)\b|\bUnexpected error: (?P<why_alt3>Error generating NVML labels: [^\n\x22]+)|\bError: (?:failed to create FS watcher|error creating NVML labeler): (?P<why_alt>[^\n\x22]+)|\bFailed to created? FS watcher\b",
+        pattern: r"\b(?:error starting plugins?|Failed to start plugin): (?P<why>[^\n\x22]+)|\b(?P<why_alt2>using MPS requires --mps-root to be specified)\b|\bUnexpected error: (?P<why_alt3>Error generating NVML labels: [^\n\x22]+)|\berror parsing config file: unmarshal error: (?P<why_alt4>[^\n\x22]+)|\bError: (?:failed to create FS watcher|error creating NVML labeler): (?P<why_alt>[^\n\x22]+)|\bFailed to created? FS watcher\b",
         summary: "the NVIDIA device plugin (or GPU Feature Discovery) cannot start ({why|it cannot watch the kubelet's device-plugin directory}), so the node advertises no GPU (or no GPU labels)",
         explanation: doc!(
             "The NVIDIA device plugin read its configuration and the node's devices, then gave up before it registered any resource with the kubelet. It exits (or retries) with `error starting plugins:` and the reason; until it starts, the node advertises no `nvidia.com/gpu` and GPU Pods stay Pending.",
