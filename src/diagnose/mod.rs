@@ -99,9 +99,9 @@ pub fn diagnose(ev: &Evidence) -> Diagnosis {
 pub fn diagnose_all(evs: &[Evidence]) -> Vec<Diagnosis> {
     // Each thread keeps its own cache of readings: a reading depends on the message alone.
     let mut out = crate::par::map_chunks(evs, 64, Readings::default, |r, ev| diagnose_with(ev, r));
-    // Blocked Pods first, and of those the ones whose cause is known, a GPU gate before any other cause: in
-    // a listing, the Pods that wait without a word usually wait on the one that says why, and a GPU ticket is
-    // about the GPU stack's Pods before a sidecar's crash.
+    // Blocked Pods first; of those, a known cause before `other` before `unknown`, and among equals a Pod whose
+    // own container fails before one that only waits in its init containers. In a listing, the Pods that wait
+    // usually wait on the one that says why, and a GPU ticket is about the GPU stack's Pods before a sidecar.
     out.sort_by_key(|d| {
         (
             !d.is_blocked(),
@@ -116,9 +116,10 @@ pub fn diagnose_all(evs: &[Evidence]) -> Vec<Diagnosis> {
 /// Whether a verdict rests only on its Pod waiting in its init containers (`Init:0/1`).
 fn only_waits_in_init(d: &Diagnosis) -> bool {
     d.causes.first().is_some_and(|c| {
-        c.evidence
-            .iter()
-            .all(|e| e.reason.as_deref().is_some_and(waits_in_init))
+        !c.evidence.is_empty()
+            && c.evidence
+                .iter()
+                .all(|e| e.reason.as_deref().is_some_and(waits_in_init))
     })
 }
 
@@ -188,6 +189,27 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
             .any(|s| s.message.contains("Done, now waiting for signal"))
     {
         hits.retain(|h| h.finding.rule.id != "GW155");
+    }
+
+    // Ollama searches for each vendor's library in turn and logs an empty result for every one it does not
+    // find: an empty search means the NVIDIA libraries are missing only when it searched for them and found no
+    // GPU at all (GW420).
+    let ollama_found_none = |h: &Hit<'_>| {
+        h.finding.rule.id == "GW420"
+            && h.signal
+                .message
+                .to_ascii_lowercase()
+                .contains("discovered gpu libraries")
+    };
+    if hits.iter().any(ollama_found_none) {
+        let said = |w: &str| {
+            ev.signals
+                .iter()
+                .any(|s| s.message.to_ascii_lowercase().contains(w))
+        };
+        if said("inference compute") || !(said("libcuda.so") || said("libnvidia-ml.so")) {
+            hits.retain(|h| !ollama_found_none(h));
+        }
     }
 
     let pod = ev.pod.as_ref();
@@ -712,6 +734,9 @@ struct UnexplainedLog {
     needs_log_lines: bool,
     /// Lowercased lines only the component's own log prints, which say whose log it is on their own.
     own_lines: &'static [&'static str],
+    /// Whether the output must stop at the component's own lines: after the last line with a marker, only a
+    /// crash (`Segmentation fault`) may follow, or the workload got past the component.
+    stops_there: bool,
     category: Category,
     gate: Gate,
     summary: &'static str,
@@ -737,6 +762,7 @@ static UNEXPLAINED_LOGS: [UnexplainedLog; 2] = [
         needs_log_lines: true,
         // tkestack's gpu-manager starts from a script that prints this before the plugin's own klog lines.
         own_lines: &["launch gpu manager"],
+        stops_there: false,
         category: Category::DevicePlugin,
         gate: Gate::Scheduling,
         summary: "the paste is a GPU device plugin's log that no rule explains: until the plugin registers its GPUs, the node advertises none",
@@ -762,6 +788,7 @@ static UNEXPLAINED_LOGS: [UnexplainedLog; 2] = [
         unless: &["]: initialized", "driver version:"],
         needs_log_lines: false,
         own_lines: &[],
+        stops_there: true,
         category: Category::RuntimeHook,
         gate: Gate::Runtime,
         summary: "the container's output stops at the vGPU library that HAMi injects (HAMi-core): it hangs or fails between the workload and the driver",
@@ -809,6 +836,7 @@ fn log_unexplained(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
                     && !names_validator(&text));
         (marked || k.own_lines.iter().any(|l| text.contains(l)))
             && !k.unless.iter().any(|w| text.contains(w))
+            && (!k.stops_there || stops_at(&text, k.markers))
     }) else {
         return d;
     };
@@ -867,16 +895,37 @@ fn log_unexplained(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
     }
 }
 
+/// Whether lowercased output stops at the last line that holds a marker: every later line is blank or a crash.
+fn stops_at(text: &str, markers: &[&str]) -> bool {
+    let lines: Vec<&str> = text.lines().collect();
+    let Some(last) = lines
+        .iter()
+        .rposition(|l| markers.iter().any(|m| l.contains(m)))
+    else {
+        return false;
+    };
+    lines[last + 1..].iter().all(|l| {
+        let l = l.trim();
+        l.is_empty()
+            || ["segmentation fault", "core dumped", "aborted"]
+                .iter()
+                .any(|c| l.contains(c))
+    })
+}
+
 /// Whether lowercased text names a GPU Operator validator.
 fn names_validator(text: &str) -> bool {
     text.contains("validator") || text.contains("validation")
 }
 
-/// A Pod of the GPU stack that fails (Error, Init:CrashLoopBackOff) with no rule to say why is still the
-/// answer for the GPU Pods: while the device plugin (or the driver it needs) does not run, its node
-/// advertises no GPU. So is any GPU-stack Pod that waits in its init containers (`Init:0/1`): the GPU
-/// Operator's operands wait there until the driver and the container toolkit on their node are ready. The
-/// verdict stays `unknown` for any other Pod, and for a stack Pod that waits for a node.
+/// A device plugin's or driver's Pod that fails (Error, Init:CrashLoopBackOff) with no rule to say why is still
+/// the answer for the GPU Pods: while the plugin (or the driver it needs) does not run, its node advertises no
+/// GPU. So is a Pod of the GPU stack that waits in its init containers (`Init:0/1`): the GPU Operator's
+/// operands (plugin, feature discovery, DCGM, validators, MIG manager) wait there until the driver (and the
+/// toolkit) on their node are ready, and the driver's Pod waits there for its driver manager. An operand that
+/// fails on its own (a crash-looping DCGM exporter) has a cause of its own, and Node Feature Discovery waits
+/// for nothing of the driver's. The verdict stays `unknown` for those, for any other Pod, and for a stack Pod
+/// that waits for a node.
 fn stack_pod_down(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
     let name = ev.target.name.as_deref().unwrap_or("");
     let owner = ev
@@ -894,15 +943,24 @@ fn stack_pod_down(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
         return d;
     }
     let advertises = is_plugin_or_driver(&names);
+    let lower = names.to_ascii_lowercase();
+    let is_driver = ["nvidia-driver", "driver-installer"]
+        .iter()
+        .any(|w| lower.contains(w));
+    // Node Feature Discovery's Pods (and the Operator's own) have no init containers that wait on the driver.
+    let gated = !["node-feature-discovery", "nfd-", "gpu-operator-"]
+        .iter()
+        .any(|w| lower.contains(w))
+        || lower.contains("validator");
     let Some(mut cause) = d.causes.into_iter().next() else {
         return Diagnosis {
             causes: vec![],
             ..d
         };
     };
-    // Only a container that fails to run says the component is down; a Pod that only waits (Pending,
-    // Init:0/1), an evicted or superseded one, or one whose state the input does not show has a cause of its
-    // own that the input does not show.
+    // Only a container of the plugin or the driver that fails to run says the component is down; a Pod that
+    // waits for a node (Pending), an evicted or superseded one, or one whose state the input does not show has
+    // a cause of its own that the input does not show.
     let failing = |s: &str| {
         advertises
             && matches!(
@@ -923,7 +981,11 @@ fn stack_pod_down(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
                 SignalSource::PodStatus | SignalSource::ContainerStatus
             )
         })
-        .find_map(|e| e.reason.clone().filter(|r| failing(r) || waits_in_init(r)));
+        .find_map(|e| {
+            e.reason
+                .clone()
+                .filter(|r| failing(r) || (gated && waits_in_init(r)))
+        });
     let Some(state) = state else {
         return Diagnosis {
             causes: vec![cause],
@@ -940,9 +1002,13 @@ fn stack_pod_down(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
         name
     };
     cause.category = Category::DevicePlugin;
-    cause.summary = if waits_in_init(&state) {
+    cause.summary = if waits_in_init(&state) && is_driver {
         format!(
-            "{name} belongs to the GPU stack and waits in its init containers ({state}): they wait until the driver and the container toolkit on its node are ready"
+            "{name} is the driver's Pod and waits in its init containers ({state}): until the driver is loaded, its node advertises no GPU"
+        )
+    } else if waits_in_init(&state) {
+        format!(
+            "{name} belongs to the GPU stack and waits in its init containers ({state}): they wait until the driver (and the container toolkit) on its node are ready"
         )
     } else {
         format!(

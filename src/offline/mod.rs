@@ -547,6 +547,38 @@ Segmentation fault (core dumped)
             verdict(&passed).primary,
             crate::rules::Category::RuntimeHook
         );
+        // Output that goes on after the library's lines got past it.
+        for after in ["Epoch 1/10 loss=0.51\n", "True\n"] {
+            let ran = format!("{hangs}{after}");
+            assert_ne!(
+                verdict(&ran).primary,
+                crate::rules::Category::RuntimeHook,
+                "{after}"
+            );
+        }
+    }
+
+    #[test]
+    fn ollama_finding_no_nvidia_library_is_the_runtime_only_when_it_found_no_gpu() {
+        // ollama #6383: it searched for libcuda.so and found nothing.
+        let log = include_str!(
+            "../../tests/fixtures/real/s61001-ollama-helm-no-runtimeclass-libcuda-not-found.txt"
+        );
+        assert_eq!(verdict(log).primary, crate::rules::Category::HandlerMissing);
+        // An empty search followed by a GPU it does use (another vendor's library, a later search) is not.
+        let found = format!(
+            "{log}time=2024-08-15T15:39:42.102Z level=INFO source=types.go:107 msg=\"inference compute\" id=GPU-0 library=cuda\n"
+        );
+        assert_ne!(
+            verdict(&found).primary,
+            crate::rules::Category::HandlerMissing
+        );
+        // An empty search for ROCm's library alone says nothing of NVIDIA's.
+        let rocm = "time=2024-08-15T15:39:41.513Z level=DEBUG source=gpu.go:472 msg=\"Searching for GPU library\" name=librocm_smi64.so*\ntime=2024-08-15T15:39:41.513Z level=DEBUG source=gpu.go:525 msg=\"discovered GPU libraries\" paths=[]\n";
+        assert_ne!(
+            verdict(rocm).primary,
+            crate::rules::Category::HandlerMissing
+        );
     }
 
     #[test]
@@ -656,7 +688,11 @@ gpu-operator-resources nvidia-device-plugin-daemonset-4n5fm 0/1 Init: CrashLoopB
             })
             .unwrap();
         assert_eq!(ds[toolkit].primary, crate::rules::Category::DevicePlugin);
-        assert!(toolkit > 0);
+        let plugin = ds
+            .iter()
+            .position(|d| d.target.name.as_deref() == Some("nvidia-device-plugin-daemonset-4n5fm"))
+            .unwrap();
+        assert_eq!((plugin, toolkit), (0, 1));
         // gpu-operator #131: a plugin Pod that waits on its init container waits for the driver and the
         // toolkit (the operator's operands do); a workload that waits there has a cause the row does not show.
         let waiting = "gpu-operator-resources       nvidia-device-plugin-daemonset-qf49z                         0/1     Init:0/1                     1          84m\n";

@@ -46,6 +46,20 @@ const CONTAINERD_RUNTIMES: Next = Next {
     why: "check that containerd's runtimes table has an entry named {handler}",
 };
 
+/// The GPU Operator validator's driver validation, which holds the operands back until it passes.
+const VALIDATOR_DRIVER_LOG: Next = Next {
+    command: "kubectl logs -n {namespace} -l app=nvidia-operator-validator -c driver-validation --tail=50",
+    place: Cluster,
+    why: "read what the validator's driver validation tried and where it stopped",
+};
+
+/// What containerd's CRI plugin is configured with: the plugins it disables, its default runtime, its runtimes.
+const CONTAINERD_CRI_CONFIG: Next = Next {
+    command: "containerd config dump | grep -n -e disabled_plugins -e default_runtime_name -e 'runtimes\\.'",
+    place: Node,
+    why: "see the plugins containerd disables, its default runtime and the runtimes it has",
+};
+
 /// Catch-alls: when a later rule also matches the same text, that rule explains it. GW210 says only that a
 /// webhook denied the request (GW212 says the denial is about the GPU), GW216 only that one cannot be reached
 /// (GW214 names the GPU stack's own webhook); a crash loop (GW124, GW505) is a symptom, and a record that
@@ -1149,11 +1163,7 @@ pub static RULES: &[Rule] = &[
             "Read the driver Pod's log; when the host already has a driver, install the Operator with `driver.enabled=false`.",
         ),
         next: &[
-            Next {
-                command: "kubectl logs -n {namespace} -l app=nvidia-operator-validator -c driver-validation --tail=50",
-                place: Cluster,
-                why: "read what the validator tried",
-            },
+            VALIDATOR_DRIVER_LOG,
             Next {
                 command: "kubectl get pods -n {namespace} -l app=nvidia-driver-daemonset -o wide",
                 place: Cluster,
@@ -1657,7 +1667,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the GPU Operator validator's driver-validation init container log",
-        pattern: r"\berror validating driver installation: error creating symlinks?(?: creator)?: (?P<why>[^\n\x22\\]+?)(?:\s*\\n|\s+Failed to create symlinks|\n|\x22|$)|\bFailed to create symlinks under /dev/char that point to all possible NVIDIA character devices\b",
+        pattern: r"\berror validating driver installation: error creating symlinks?(?: creator)?: (?P<why>[^\n]+?)(?:\s*\\n|\s+Failed to create symlinks|\\?\x22?\s*$|\n)|\bFailed to create symlinks under /dev/char that point to all possible NVIDIA character devices\b",
         summary: "the GPU Operator's driver validation cannot create the /dev/char links to the NVIDIA devices ({why|see the validator's log}), so it holds the toolkit and the device plugin back",
         explanation: doc!(
             "After it finds a working driver, the GPU Operator's validator creates links under `/dev/char` to every NVIDIA character device (a workaround for runtimes that use systemd cgroups, gpu-operator #430). It could not, so driver validation fails and the toolkit, the device plugin and the other operands stay in `Init`; the node advertises no GPU.",
@@ -1665,11 +1675,7 @@ pub static RULES: &[Rule] = &[
             "Set `DISABLE_DEV_CHAR_SYMLINK_CREATION=true` in the ClusterPolicy's `validator.driver.env` (or upgrade the GPU Operator), then check that the driver is loaded on the node.",
         ),
         next: &[
-            Next {
-                command: "kubectl logs -n {namespace} -l app=nvidia-operator-validator -c driver-validation --tail=50",
-                place: Cluster,
-                why: "read which device the validator could not link",
-            },
+            VALIDATOR_DRIVER_LOG,
             Next {
                 command: "ls -l /dev/nvidia* /dev/char | grep -i nvidia",
                 place: Node,
@@ -1677,7 +1683,7 @@ pub static RULES: &[Rule] = &[
             },
         ],
         fix: Some(
-            "kubectl patch clusterpolicy/cluster-policy --type=merge -p '{\"spec\":{\"validator\":{\"driver\":{\"env\":[{\"name\":\"DISABLE_DEV_CHAR_SYMLINK_CREATION\",\"value\":\"true\"}]}}}}'",
+            "# ClusterPolicy (keep any env the validator's driver section already sets)\nspec:\n  validator:\n    driver:\n      env:\n      - name: DISABLE_DEV_CHAR_SYMLINK_CREATION\n        value: \"true\"",
         ),
         example: "level=info msg=\"Error: error validating driver installation: error creating symlinks: failed to get device nodes: failed to get GPU information: error getting all NVIDIA devices: error constructing NVIDIA PCI device 0000:01:00.1: unable to get device name: failed to find device with id '10fa'\\n\\nFailed to create symlinks under /dev/char that point to all possible NVIDIA character devices.",
         example_source: "https://github.com/NVIDIA/gpu-operator/issues/569",
@@ -1754,11 +1760,11 @@ pub static RULES: &[Rule] = &[
         category: C::InsufficientResource,
         gate: G::Scheduling,
         looks_at: "the node autoscaler's events and log (cluster-autoscaler, Karpenter, a cloud node group's activity)",
-        pattern: r"\bWe currently do not have sufficient (?P<instance>[\w.-]+) capacity in the Availability Zone you requested\b|\bInsufficientInstanceCapacity\b|\binsufficient capacity, all requested instance types were unavailable during launch\b|\bZONE_RESOURCE_POOL_EXHAUSTED(?:_WITH_DETAILS)?\b|\bAllocation failed\. We do not have sufficient capacity for the requested VM size in this (?:region|zone)\b|\bZonalAllocationFailed\b",
+        pattern: r"\bWe currently do not have sufficient (?P<instance>[\w.-]+) capacity in the Availability Zone you requested\b|\bInsufficientInstanceCapacity\b|\ball requested instance types were unavailable during launch\b|\b(?:ZONE_)?RESOURCE_POOL_EXHAUSTED(?:_WITH_DETAILS)?\b|\bGCE out of resources\b|\bAllocation failed\. We do not have sufficient capacity for the requested VM size in this (?:region|zone)\b|\bZonalAllocationFailed\b",
         summary: "the cloud has no {instance|GPU machine} capacity left where the autoscaler asked for it, so no new GPU node comes up for the pod",
         explanation: doc!(
             "No existing node has room for the Pod, and the node autoscaler tried to add a GPU machine, but the cloud provider had none of that type free in the zone (or region) it asked in. GPU machines run out far more often than CPU ones; the Pod stays Pending until a launch succeeds.",
-            "The node group (ASG, node pool, Karpenter NodePool) allows only one zone or one GPU machine type, or asks for on-demand capacity the provider has run out of; spot capacity can vanish the same way.",
+            "The node group (ASG, node pool, Karpenter NodePool) allows only one zone or one GPU machine type, or asks for on-demand capacity the provider has run out of; spot capacity can vanish the same way. Karpenter says the same when the NodePool's requirements leave no instance type to try, which is a configuration to fix, not a stock-out.",
             "Let the node group use more zones and more GPU machine types (or spot and on-demand both), use a capacity reservation, or retry later; the autoscaler retries on its own.",
         ),
         next: &[
@@ -3476,11 +3482,7 @@ pub static RULES: &[Rule] = &[
             "Restore the `runc` runtime (or set `default_runtime_name` to an entry that exists), restart containerd, then configure the nvidia runtime again against the full configuration.",
         ),
         next: &[
-            Next {
-                command: "containerd config dump | grep -n -e default_runtime_name -e 'runtimes\\.'",
-                place: Node,
-                why: "see the default runtime and the runtimes containerd has",
-            },
+            CONTAINERD_CRI_CONFIG,
             Next {
                 command: "journalctl -u containerd --no-pager | grep -i 'failed to load plugin' | tail -5",
                 place: Node,
@@ -3528,21 +3530,14 @@ pub static RULES: &[Rule] = &[
         category: C::HandlerMissing,
         gate: G::Runtime,
         looks_at: "containerd's configuration (config.toml, `containerd config dump`)",
-        pattern: r"(?m)^\s*disabled_plugins\s*=\s*\[[^\]\n]*\x22(?:io\.containerd\.grpc\.v1\.)?cri\x22",
+        pattern: r"(?m)^\s*disabled_plugins\s*=\s*\[[^\]\n]*[\x22'](?:io\.containerd\.grpc\.v1\.)?cri[\x22']",
         summary: "containerd's configuration disables its CRI plugin, so the kubelet cannot run Pods through it (and no nvidia handler is reachable)",
         explanation: doc!(
             "The kubelet talks to containerd through its CRI plugin; `disabled_plugins = [\"cri\"]` turns it off, so containerd serves no Pods at all and none of its runtime handlers (`nvidia` among them) can be used.",
             "The configuration is the one Docker's `containerd.io` package ships (for Docker, which does not need CRI), or a tool rewrote it from such a file: the NVIDIA Container Toolkit's `nvidia-ctk runtime configure`, or the GPU Operator's toolkit on a distribution whose containerd configuration it does not know (k0s).",
-            "Remove `cri` from `disabled_plugins` in the configuration containerd loads, restart containerd, and check that the nvidia runtime is in its runtimes table.",
+            "Remove `cri` from `disabled_plugins` in the configuration containerd loads, restart containerd, and check that the nvidia runtime is in its runtimes table. On a node whose kubelet runs Pods through Docker (cri-dockerd), containerd's CRI plugin is not used and this setting is normal: look at Docker's runtimes instead.",
         ),
-        next: &[
-            Next {
-                command: "containerd config dump | grep -n -e disabled_plugins -e 'runtimes\\.'",
-                place: Node,
-                why: "see the plugins containerd disables and the runtimes it has",
-            },
-            CONTAINERD_RUNTIMES,
-        ],
+        next: &[CONTAINERD_CRI_CONFIG, CONTAINERD_RUNTIMES],
         fix: None,
         example: "disabled_plugins = [\"cri\"]\nimports = [\"/etc/containerd/config.toml\"]\noom_score = 0",
         example_source: "https://github.com/NVIDIA/gpu-operator/issues/1323",
