@@ -1194,6 +1194,22 @@ fn whose_libraries(c: &mut Cause, ev: &Evidence) {
         c.category = Category::HandlerMissing;
         return;
     }
+    // NVML's `Unknown Error` from `nvidia-smi` run on the node itself (`kubectl debug node/…` then `chroot
+    // /host`), not in a container: the driver does not answer there, so no container can use the GPU.
+    if c.rule == Some("GW432")
+        && ev.signals.iter().any(|s| {
+            s.message.contains("kubectl debug node/") || s.message.contains("chroot /host")
+        })
+    {
+        c.category = Category::DevicePlugin;
+        c.summary = "nvidia-smi fails with NVML's Unknown Error on the node itself: the driver does not answer there, so no container can use the GPU".into();
+        c.next = vec![NextStep {
+            command: "dmesg | grep -i -e NVRM -e Xid | tail -20".into(),
+            place: Where::Node,
+            why: "see what the kernel driver reported about the GPU (an Xid error, a GPU that fell off the bus, a licence)".into(),
+        }];
+        return;
+    }
     if !matches!(c.rule, Some("GW420" | "GW431")) {
         return;
     }

@@ -582,6 +582,23 @@ Segmentation fault (core dumped)
     }
 
     #[test]
+    fn nvml_unknown_error_on_the_node_itself_is_the_driver() {
+        // AKS A10: `nvidia-smi` fails after `kubectl debug node/…` and `chroot /host`.
+        let host = include_str!(
+            "../../tests/fixtures/real/s58013-aks-a10-vgpu-cuda-busy-unavailable-nvml-unknown.txt"
+        );
+        let d = verdict(host);
+        assert_eq!(d.primary, crate::rules::Category::DevicePlugin);
+        assert_eq!(d.causes[0].rule, Some("GW432"));
+        // The same error inside a container is access lost after the container started.
+        let container = "$ kubectl exec -it trainer-0 -- nvidia-smi\nFailed to initialize NVML: Unknown Error\n";
+        assert_eq!(
+            verdict(container).primary,
+            crate::rules::Category::RuntimeHook
+        );
+    }
+
+    #[test]
     fn a_device_plugin_log_shows_its_error_lines() {
         // ROCm/k8s-device-plugin: the AMD plugin registers with the kubelet, then logs an error in klog's
         // format with no error word in it.
