@@ -414,6 +414,7 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
         whose_shortfall_at_admission(c, reported_busy);
         whose_denial(c);
         whose_libraries(c, ev);
+        whose_nvml_failure(c, ev);
     }
     let primary = forced.unwrap_or_else(|| pick_primary(&causes, ctx.gpu_selector));
     let first = causes.remove(primary);
@@ -1180,6 +1181,25 @@ static LIBRARY_INJECTORS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLoc
     .expect("library injectors regex")
 });
 
+/// NVML's `Unknown Error` (GW432) from `nvidia-smi` run on the node itself (`kubectl debug node/…` then
+/// `chroot /host`), not in a container: the driver does not answer there, so no container can use the GPU.
+fn whose_nvml_failure(c: &mut Cause, ev: &Evidence) {
+    let on_the_node = ev
+        .signals
+        .iter()
+        .any(|s| s.message.contains("kubectl debug node/") || s.message.contains("chroot /host"));
+    if c.rule != Some("GW432") || !on_the_node {
+        return;
+    }
+    c.category = Category::DevicePlugin;
+    c.summary = "nvidia-smi fails with NVML's Unknown Error on the node itself: the driver does not answer there, so no container can use the GPU".into();
+    c.next = vec![NextStep {
+        command: "dmesg | grep -i -e NVRM -e Xid | tail -20".into(),
+        place: Where::Node,
+        why: "see what the kernel driver reported about the GPU (an Xid error, a GPU that fell off the bus, a licence)".into(),
+    }];
+}
+
 /// A workload container without the driver's libraries or `nvidia-smi` was not started by the nvidia runtime
 /// (`handler-missing`, GW420's and GW431's category), unless the paste says the NVIDIA hook ran (or could not be
 /// found), or a GPU-sharing layer or CDI was to put them there: then that injection failed (`runtime-hook`). A
@@ -1192,22 +1212,6 @@ fn whose_libraries(c: &mut Cause, ev: &Evidence) {
             .is_some_and(|w| w.contains("libnvidia-ml.so.1: cannot open shared object file"))
     {
         c.category = Category::HandlerMissing;
-        return;
-    }
-    // NVML's `Unknown Error` from `nvidia-smi` run on the node itself (`kubectl debug node/…` then `chroot
-    // /host`), not in a container: the driver does not answer there, so no container can use the GPU.
-    if c.rule == Some("GW432")
-        && ev.signals.iter().any(|s| {
-            s.message.contains("kubectl debug node/") || s.message.contains("chroot /host")
-        })
-    {
-        c.category = Category::DevicePlugin;
-        c.summary = "nvidia-smi fails with NVML's Unknown Error on the node itself: the driver does not answer there, so no container can use the GPU".into();
-        c.next = vec![NextStep {
-            command: "dmesg | grep -i -e NVRM -e Xid | tail -20".into(),
-            place: Where::Node,
-            why: "see what the kernel driver reported about the GPU (an Xid error, a GPU that fell off the bus, a licence)".into(),
-        }];
         return;
     }
     if !matches!(c.rule, Some("GW420" | "GW431")) {
