@@ -733,6 +733,9 @@ struct UnexplainedLog {
     /// Whether the log's lines must look like a service's (a timestamp, a level): a listing that only names
     /// the component is not its log.
     needs_log_lines: bool,
+    /// Whether some line must complain (an error, a failure, a panic): the component's log is the answer only
+    /// when it says that the component failed.
+    needs_complaint: bool,
     /// Lowercased lines only the component's own log prints, which say whose log it is on their own.
     own_lines: &'static [&'static str],
     /// Whether the output must stop at the component's own lines: after the last line with a marker, only a
@@ -744,7 +747,7 @@ struct UnexplainedLog {
     next: &'static [(&'static str, Where, &'static str)],
 }
 
-static UNEXPLAINED_LOGS: [UnexplainedLog; 2] = [
+static UNEXPLAINED_LOGS: [UnexplainedLog; 3] = [
     // The reporter pastes a GPU device plugin's log (NVIDIA's, AMD's, Intel's, Neuron's, a sharing stack's, or
     // its MPS daemon's) because the node advertises no GPU or the plugin keeps failing; while the plugin does
     // not register its GPUs, the node advertises none.
@@ -761,6 +764,7 @@ static UNEXPLAINED_LOGS: [UnexplainedLog; 2] = [
         ],
         unless: &[],
         needs_log_lines: true,
+        needs_complaint: false,
         // tkestack's gpu-manager starts from a script that prints this before the plugin's own klog lines.
         own_lines: &["launch gpu manager"],
         stops_there: false,
@@ -788,6 +792,7 @@ static UNEXPLAINED_LOGS: [UnexplainedLog; 2] = [
         // The library says it is done, or `nvidia-smi` printed its table: the workload got past it.
         unless: &["]: initialized", "driver version:"],
         needs_log_lines: false,
+        needs_complaint: false,
         own_lines: &[],
         stops_there: true,
         category: Category::RuntimeHook,
@@ -803,6 +808,48 @@ static UNEXPLAINED_LOGS: [UnexplainedLog; 2] = [
                 "kubectl get pods -A -o wide | grep -i -e hami -e vgpu",
                 Where::Cluster,
                 "find the vGPU device plugin that mounts HAMi-core into the containers, and its version",
+            ),
+        ],
+    },
+    // The node-side stack that must be up before the device plugin can advertise anything: the driver's
+    // container (its installer, its kernel module), the GPU Operator's validators, and the MIG and vGPU
+    // managers that cut the GPUs into the devices the plugin lists. When one of them fails, the node advertises
+    // no GPU (or none of the kind asked for), whatever the failure is.
+    UnexplainedLog {
+        markers: &[
+            "nvidia-driver-daemonset",
+            "nvidia-driver-ctr",
+            "k8s-driver-manager",
+            "nvidia-installer",
+            "nvrm:",
+            "driver-validation",
+            "nvidia-operator-validator",
+            "nvidia-cuda-validator",
+            "nvidia-sandbox-validator",
+            "nvidia-mig-manager",
+            "nvidia-migmanager",
+            "mig-parted",
+            "vgpu-device-manager",
+        ],
+        // An exporter only watches the GPUs: its failure takes nothing from the node.
+        unless: &["dcgm-exporter"],
+        needs_log_lines: false,
+        needs_complaint: true,
+        own_lines: &[],
+        stops_there: false,
+        category: Category::DevicePlugin,
+        gate: Gate::Scheduling,
+        summary: "the paste is the log of the node's GPU stack (the driver, a validator, the MIG or vGPU manager) and it fails in a way no rule explains: until that stack is up, the node advertises no GPU",
+        next: &[
+            (
+                "kubectl get pods -A -o wide | grep -i -e nvidia -e gpu",
+                Where::Cluster,
+                "find the GPU stack's Pods on the node, and which of them do not run",
+            ),
+            (
+                "kubectl describe node {node}",
+                Where::Cluster,
+                "see whether the node's Capacity and Allocatable list the GPU resource",
             ),
         ],
     },
@@ -827,20 +874,6 @@ fn log_unexplained(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
         )
         .expect("log line regex")
     });
-    let Some(kind) = UNEXPLAINED_LOGS.iter().find(|k| {
-        let marked = k.markers.iter().any(|m| text.contains(m))
-            && (!k.needs_log_lines
-                || LOG_LINE.is_match(&text)
-                    && ["nvidia", "amd", "gpu", "neuron", "intel", "mlu", "npu"]
-                        .iter()
-                        .any(|v| text.contains(v))
-                    && !names_validator(&text));
-        (marked || k.own_lines.iter().any(|l| text.contains(l)))
-            && !k.unless.iter().any(|w| text.contains(w))
-            && (!k.stops_there || stops_at(&text, k.markers))
-    }) else {
-        return d;
-    };
     // The log's complaints (klog's error lines among them) are the evidence; a log without one shows its
     // first lines.
     static ERROR_LINE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
@@ -860,8 +893,23 @@ fn log_unexplained(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
             .iter()
             .any(|w| m.contains(w))
     };
-    let mut evidence = Vec::new();
     let complaints: Vec<&Signal> = ev.signals.iter().filter(complains).collect();
+    let Some(kind) = UNEXPLAINED_LOGS.iter().find(|k| {
+        let marked = k.markers.iter().any(|m| text.contains(m))
+            && (!k.needs_log_lines
+                || LOG_LINE.is_match(&text)
+                    && ["nvidia", "amd", "gpu", "neuron", "intel", "mlu", "npu"]
+                        .iter()
+                        .any(|v| text.contains(v))
+                    && !names_validator(&text));
+        (marked || k.own_lines.iter().any(|l| text.contains(l)))
+            && !k.unless.iter().any(|w| text.contains(w))
+            && (!k.stops_there || stops_at(&text, k.markers))
+            && (!k.needs_complaint || !complaints.is_empty())
+    }) else {
+        return d;
+    };
+    let mut evidence = Vec::new();
     let lines = if complaints.is_empty() {
         ev.signals.iter().collect()
     } else {

@@ -38,6 +38,31 @@ fn real_pastes_give_the_manifest_primary() {
     );
 }
 
+/// A GPU-stack log is the answer only when it complains: the vGPU device manager's log without its `fatal`
+/// line is its ordinary progress: nothing in it blocks.
+#[test]
+fn a_gpu_stack_log_without_a_complaint_is_no_answer() {
+    let text = std::fs::read_to_string(fixture(
+        "real/s60022-ocp-vgpu-device-manager-mdev-dir-missing.txt",
+    ))
+    .unwrap();
+    let primary = |t: &str| {
+        let (_, evs) = gpuwhy::offline::parse(t, "paste").unwrap();
+        gpuwhy::diagnose::diagnose_all(&evs)[0]
+            .primary
+            .as_str()
+            .to_string()
+    };
+    assert_eq!(primary(&text), "device-plugin");
+    let calm: String = text
+        .lines()
+        .filter(|l| !l.contains("level=fatal"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_ne!(calm, text);
+    assert_eq!(primary(&calm), "none");
+}
+
 #[test]
 fn real_pastes_snapshot() {
     let _g = insta_settings("offline").bind_to_scope();
