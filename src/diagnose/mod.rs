@@ -955,7 +955,9 @@ fn stops_at(text: &str, markers: &[&str]) -> bool {
     };
     lines[last + 1..].iter().all(|l| {
         let l = l.trim();
+        // The reporter's own question under the paste (`Any idea?`) is not output.
         l.is_empty()
+            || l.ends_with('?')
             || ["segmentation fault", "core dumped", "aborted"]
                 .iter()
                 .any(|c| l.contains(c))
@@ -1117,7 +1119,15 @@ fn unknown(
 /// The Pod's names and a cause's evidence, lowercased: what says whose container failed.
 fn whose_text(c: &Cause, target: &str) -> String {
     c.evidence.iter().fold(target.to_ascii_lowercase(), |t, e| {
-        t + " " + &e.text.to_ascii_lowercase()
+        let text = e.text.to_ascii_lowercase();
+        // A line a terminal wrapped in the middle of a path (`/home` / `/kubernetes/bin/nvidia`) is read
+        // glued too.
+        let glued = if text.contains('\n') {
+            text.lines().map(str::trim).collect::<String>()
+        } else {
+            String::new()
+        };
+        t + " " + &text + " " + &glued
     })
 }
 

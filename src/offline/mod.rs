@@ -50,6 +50,10 @@ pub fn decode(bytes: Vec<u8>, what: &str) -> Result<String> {
 
 /// Detects the format and reads the input into one Evidence per target.
 pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
+    let spaced = respace(input);
+    let input = spaced.as_deref().unwrap_or(input);
+    let unfenced = unfence(input);
+    let input = unfenced.as_deref().unwrap_or(input);
     let trimmed = input.trim_start();
     if trimmed.starts_with('{')
         && let Some(evs) = objects::read_list_json(trimmed, what)
@@ -88,14 +92,21 @@ pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
             }
         };
     }
+    // A paste indented as a markdown code block, or quoted as an email or a markdown quote, reads as it was
+    // printed.
+    let unquoted = dedent(input)
+        .map(|d| {
+            let q = unquote(&d);
+            q.map(|q| dedent(&q).unwrap_or(q)).unwrap_or(d)
+        })
+        .or_else(|| unquote(input).map(|q| dedent(&q).unwrap_or(q)));
+    let input = unquoted.as_deref().unwrap_or(input);
     if looks_like_yaml_object(input)
         && let Some(docs) = yaml_docs(input)
         && let Ok(evs) = objects::read(docs, what)
     {
         return Ok((Format::Yaml, evs));
     }
-    let unquoted = unquote(input);
-    let input = unquoted.as_deref().unwrap_or(input);
     let ev = text::read(input);
     let format = if text::is_describe(input) {
         Format::Describe
@@ -105,6 +116,107 @@ pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
     Ok((format, split_by_object(ev)))
 }
 
+/// A paste copied from a web page as it was printed: no-break spaces become spaces, and a paste that the copy
+/// double-spaced (a blank line after every line) gets its lines back together.
+fn respace(input: &str) -> Option<String> {
+    let nbsp = input.contains('\u{a0}');
+    let mut lines = input.lines().peekable();
+    let (mut filled, mut prose) = (0, 0);
+    let mut adjacent = false;
+    while let Some(l) = lines.next() {
+        if !l.trim().is_empty() {
+            filled += 1;
+            prose += usize::from(is_prose(l));
+            adjacent |= lines.peek().is_some_and(|n| !n.trim().is_empty());
+        }
+        if adjacent {
+            break;
+        }
+    }
+    // Paragraphs of prose between blank lines are not a double-spaced listing or log.
+    let double_spaced = !adjacent && filled >= 4 && prose * 2 < filled;
+    if !nbsp && !double_spaced {
+        return None;
+    }
+    let text = if nbsp {
+        input.replace('\u{a0}', " ")
+    } else {
+        input.to_string()
+    };
+    if !double_spaced {
+        return Some(text);
+    }
+    // One blank line was the copy's; two were the paste's own break.
+    let mut out = Vec::new();
+    let mut blanks = 0;
+    for l in text.lines() {
+        if l.trim().is_empty() {
+            blanks += 1;
+            continue;
+        }
+        if blanks > 1 {
+            out.push("");
+        }
+        blanks = 0;
+        out.push(l);
+    }
+    Some(out.join("\n"))
+}
+
+/// Whether a line reads as a sentence of the reporter's (ten words or more, ending as a sentence does), not
+/// as a line of output.
+fn is_prose(line: &str) -> bool {
+    let t = line.trim_end();
+    t.split_whitespace().count() >= 10 && (t.ends_with(['.', ':', '?', '!']) || t.contains(". "))
+}
+
+/// A paste without the markdown code fences (```` ``` ````, ```` ```yaml ````, `~~~`) that a ticket wraps it
+/// in: the fences are not part of what any component printed, but they do end a record.
+fn unfence(input: &str) -> Option<String> {
+    if !input.contains("```") && !input.contains("~~~") {
+        return None;
+    }
+    let is_fence = |l: &str| {
+        let t = l.trim();
+        let rest = t
+            .strip_prefix("```")
+            .or_else(|| t.strip_prefix("~~~"))
+            .map(|r| r.trim_start_matches(['`', '~']));
+        rest.is_some_and(|r| {
+            r.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '+' | '_' | '.' | ' '))
+        })
+    };
+    // A fence ends what came before it (the reporter's words, another paste) as a blank line does.
+    Some(
+        input
+            .lines()
+            .map(|l| if is_fence(l) { "" } else { l })
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )
+}
+
+/// A paste whose every line is indented alike (a markdown code block, a quote in an email) without that
+/// indent: a describe's own indentation is what tells its sections apart.
+fn dedent(input: &str) -> Option<String> {
+    let indent = input
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start_matches([' ', '\t']).len())
+        .min()?;
+    if indent == 0 {
+        return None;
+    }
+    Some(
+        input
+            .lines()
+            .map(|l| l.get(indent..).unwrap_or(""))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )
+}
+
 /// A paste quoted as markdown (`> ` on most lines) without the quote markers.
 fn unquote(input: &str) -> Option<String> {
     let lines: Vec<&str> = input.lines().filter(|l| !l.trim().is_empty()).collect();
@@ -112,11 +224,12 @@ fn unquote(input: &str) -> Option<String> {
     if lines.is_empty() || quoted * 2 < lines.len() {
         return None;
     }
-    let strip = |l: &str| {
-        l.strip_prefix("> ")
-            .or_else(|| l.strip_prefix('>'))
-            .unwrap_or(l)
-            .to_string()
+    // A reply quotes a quote (`> > `): every level goes.
+    let strip = |mut l: &str| {
+        while let Some(rest) = l.strip_prefix("> ").or_else(|| l.strip_prefix('>')) {
+            l = rest;
+        }
+        l.to_string()
     };
     Some(input.lines().map(strip).collect::<Vec<_>>().join("\n"))
 }

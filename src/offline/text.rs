@@ -32,7 +32,7 @@ static ASSIGNED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"Successfully assigned (?P<ns>[a-z0-9.-]+)/(?P<name>[a-z0-9.-]+) to (?P<node>[A-Za-z0-9.-]+)").expect("assigned")
 });
 static RECORD_START: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"^\s*(?:[-*>]\s+)?`?(?:pod didn't trigger|\d{4}-\d\d-\d\d[T ]|[A-Z][a-z]{2} +\d+ \d\d:\d\d|[EWIF]\d{4} |time=|level=|kubelet\[|containerd\[|Warning\b|Normal\b|Error\b|error:|Failed\b|failed to|0/\d+ nodes|no nodes available|pods? "|Pod "|spec\.|status:|message:|reason:|note:|\{|[Bb]ack-off |Allocate failed|Node didn't|nvidia-container-cli:|Events:|Name:)"#).expect("record")
+    Regex::new(r#"^\s*(?:[-*>]\s+)?`?(?:pod didn't trigger|\d{4}-\d\d-\d\d[T ]|[A-Z][a-z]{2} +\d+ \d\d:\d\d|[EWIF]\d{4} |time=|level=|kubelet\[|containerd\[|Warning\b|Normal\b|Error\b|error:|Failed\b|failed to|0/\d+ nodes|no nodes available|pods? "|Pod "|spec\.|status:|message:|reason:|note:|\{|[Bb]ack-off |Allocate failed|Node didn't|nvidia-container-cli:|Events:|Name:|\$ |[\w.-]+@[\w.-]+:[^\s$#]*[$#] )"#).expect("record")
 });
 static JSON_PROPERTY: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
@@ -292,11 +292,12 @@ fn pods_row(line: &str) -> Option<Signal> {
 /// device plugin that wants no Pod (DESIRED 0: its node selector or affinity matches no node) or whose Pods
 /// are not all ready (READY below DESIRED). A listing flattened onto one line is read row by row.
 fn plugin_daemonset_row(line: &str) -> Option<Signal> {
-    // A table pads its columns; a sentence does not.
-    if !line.trim().contains("  ") {
+    // A table pads its columns (with spaces, or tabs once a ticket converted them); a sentence does not. A
+    // row whose padding a tracker squeezed to one space still has every column of `kubectl get ds`.
+    let cols: Vec<&str> = line.split_whitespace().collect();
+    if !line.trim().contains("  ") && !line.contains('\t') && cols.len() < 8 {
         return None;
     }
-    let cols: Vec<&str> = line.split_whitespace().collect();
     (1..cols.len()).find_map(|at| {
         let name = cols[at - 1];
         let counts: Vec<u32> = cols

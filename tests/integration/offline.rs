@@ -63,6 +63,64 @@ fn a_gpu_stack_log_without_a_complaint_is_no_answer() {
     assert_eq!(primary(&calm), "none");
 }
 
+/// A paste reads the same however the ticket carried it: in a code fence between the reporter's words, as a
+/// markdown quote (or a quote of a quote), indented as a code block, with Windows line ends, with its column
+/// padding turned into tabs or no-break spaces, or double-spaced by a copy from a web page.
+#[test]
+fn real_pastes_read_the_same_however_the_ticket_carried_them() {
+    let carried: [(&str, fn(&str) -> String); 8] = [
+        ("fenced", |t| {
+            format!("Here is what I see:\n```\n{t}\n```\nAny idea?\n")
+        }),
+        ("quoted", |t| {
+            t.lines().map(|l| format!("> {l}\n")).collect()
+        }),
+        ("quoted twice", |t| {
+            t.lines().map(|l| format!("> > {l}\n")).collect()
+        }),
+        ("indented", |t| {
+            t.lines().map(|l| format!("    {l}\n")).collect()
+        }),
+        ("crlf", |t| t.replace('\n', "\r\n")),
+        ("tabs", |t| {
+            let runs = regex::Regex::new(" {2,}").unwrap();
+            runs.replace_all(t, "\t").into_owned()
+        }),
+        ("nbsp", |t| t.replace("  ", "\u{a0} ")),
+        ("double-spaced", |t| t.replace('\n', "\n\n")),
+    ];
+    let primary = |t: &str| {
+        let (_, evs) = gpuwhy::offline::parse(t, "paste").unwrap();
+        gpuwhy::diagnose::diagnose_all(&evs)[0].primary.as_str()
+    };
+    let mut changed = Vec::new();
+    let dir = fixture("real");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "txt"))
+        .collect();
+    files.sort();
+    for path in &files {
+        let text = std::fs::read_to_string(path).unwrap();
+        let want = primary(&text);
+        for (how, carry) in &carried {
+            // A copy double-spaces a paste of three lines or fewer no differently from three paragraphs.
+            if *how == "double-spaced" && text.lines().filter(|l| !l.trim().is_empty()).count() < 4
+            {
+                continue;
+            }
+            let got = primary(&carry(&text));
+            if got != want {
+                let name = path.file_name().unwrap().to_string_lossy();
+                changed.push(format!("{name} {how}: {want} became {got}"));
+            }
+        }
+    }
+    assert!(files.len() > 300, "{} pastes", files.len());
+    assert!(changed.is_empty(), "{}", changed.join("\n"));
+}
+
 #[test]
 fn real_pastes_snapshot() {
     let _g = insta_settings("offline").bind_to_scope();
