@@ -68,7 +68,8 @@ fn a_gpu_stack_log_without_a_complaint_is_no_answer() {
 /// padding turned into tabs or no-break spaces, or double-spaced by a copy from a web page.
 #[test]
 fn real_pastes_read_the_same_however_the_ticket_carried_them() {
-    let carried: [(&str, fn(&str) -> String); 8] = [
+    type Carry = fn(&str) -> String;
+    let carried: [(&str, Carry); 8] = [
         ("fenced", |t| {
             format!("Here is what I see:\n```\n{t}\n```\nAny idea?\n")
         }),
