@@ -3574,6 +3574,39 @@ pub static RULES: &[Rule] = &[
         near_miss: "nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown",
     },
     Rule {
+        id: "GW437",
+        name: "nvml-init-failed-in-container",
+        category: C::RuntimeHook,
+        gate: G::Runtime,
+        looks_at: "a GPU container's log (DCGM exporter, nvidia-smi, a monitoring or inference tool) that says no more than that NVML failed",
+        // `nvidia-smi` and DCGM print it capitalised; the device plugin's own fatal line (`failed to initialize
+        // NVML`) repeats what it said before it, which GW151 reads.
+        pattern: r"\b(?-i:F)ailed to initialize NVML(?:$|[^:\w])",
+        summary: "the container runs but cannot initialize NVML: the NVIDIA driver's libraries or device nodes were not given to it",
+        explanation: doc!(
+            "NVML (`libnvidia-ml.so.1`) is how a container talks to the GPU driver; the NVIDIA runtime's hook mounts it, with the `/dev/nvidia*` device nodes, into containers that were given a GPU. The container started, but NVML could not initialize inside it, and the tool said no more than that (a DCGM exporter prints exactly this, then `DCGM initialization error`).",
+            "The container was not given a GPU the way the runtime injects it: it requests no `nvidia.com/gpu` and sets no `NVIDIA_VISIBLE_DEVICES`, the Pod does not run under the `nvidia` RuntimeClass (or the nvidia runtime is not the default) where that is needed, a policy (PodSecurityPolicy, SELinux) keeps it from the device nodes, or the node's driver is not loaded.",
+            "Check what the Pod asks for and how it runs (`resources.limits`, `runtimeClassName`, the env the exporter's chart sets), run `nvidia-smi` on the node, and compare with a Pod that does see its GPU.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get pod {pod} -n {namespace} -o jsonpath='{.spec.runtimeClassName}{\"\\n\"}{.spec.containers[*].resources.limits}{\"\\n\"}'",
+                place: Cluster,
+                why: "see whether the Pod asks for a GPU and names the nvidia RuntimeClass",
+            },
+            Next {
+                command: "nvidia-smi",
+                place: Node,
+                why: "check that the driver works on the node itself",
+            },
+            CONTAINERD_CRI_CONFIG,
+        ],
+        fix: None,
+        example: "time=\"2020-07-21T18:49:33Z\" level=info msg=\"Starting dcgm-exporter\"\nError: Failed to initialize NVML\ntime=\"2020-07-21T18:49:33Z\" level=fatal msg=\"Error starting nv-hostengine: DCGM initialization error\"",
+        example_source: "https://github.com/NVIDIA/gpu-monitoring-tools/issues/96",
+        near_miss: "Failed to initialize NVML: Unknown Error",
+    },
+    Rule {
         id: "GW501",
         name: "image-pull-failed",
         category: C::Other,
