@@ -765,8 +765,9 @@ static UNEXPLAINED_LOGS: [UnexplainedLog; 3] = [
         unless: &[],
         needs_log_lines: true,
         needs_complaint: false,
-        // tkestack's gpu-manager starts from a script that prints this before the plugin's own klog lines.
-        own_lines: &["launch gpu manager"],
+        // tkestack's gpu-manager starts from a script that prints this before the plugin's own klog lines; the
+        // MPS control daemon (the plugin's, or the DRA driver's) logs its servers' fate.
+        own_lines: &["launch gpu manager", "server encountered a fatal exception"],
         stops_there: false,
         category: Category::DevicePlugin,
         gate: Gate::Scheduling,
@@ -812,7 +813,7 @@ static UNEXPLAINED_LOGS: [UnexplainedLog; 3] = [
         ],
     },
     // The node-side stack that must be up before the device plugin can advertise anything: the driver's
-    // container (its installer, its kernel module), the GPU Operator's validators, and the MIG and vGPU
+    // container (its installer, its kernel module: NVIDIA's, or AWS Neuron's), the GPU Operator's validators, and the MIG and vGPU
     // managers that cut the GPUs into the devices the plugin lists. When one of them fails, the node advertises
     // no GPU (or none of the kind asked for), whatever the failure is.
     UnexplainedLog {
@@ -821,7 +822,10 @@ static UNEXPLAINED_LOGS: [UnexplainedLog; 3] = [
             "nvidia-driver-ctr",
             "k8s-driver-manager",
             "nvidia-installer",
+            "driver-installer",
             "nvrm:",
+            "] neuron:",
+            "neuron driver",
             "driver-validation",
             "nvidia-operator-validator",
             "nvidia-cuda-validator",
@@ -889,6 +893,7 @@ fn log_unexplained(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
                 "panic",
                 "no devices",
                 "segmentation fault",
+                "timed out",
             ]
             .iter()
             .any(|w| m.contains(w))
@@ -1155,10 +1160,14 @@ fn whose_component_failure(c: &mut Cause, target: &str, reported_unadvertised: b
         return;
     }
     // The device plugin's image has no build for the node's architecture, or its container's arguments are
-    // taken for its command: the plugin never runs there.
+    // taken for its command, or the MPS control binary the plugin's MPS daemon runs is not in its image: the
+    // plugin (or the daemon that shares its GPUs) never runs there.
     if matches!(c.rule, Some("GW515" | "GW416")) {
         let text = whose_text(c, target);
-        if text.contains("device-plugin") || is_gpu_stack(target) {
+        if text.contains("device-plugin")
+            || text.contains("nvidia-cuda-mps-control")
+            || is_gpu_stack(target)
+        {
             c.category = Category::DevicePlugin;
         }
         return;
@@ -1322,14 +1331,21 @@ fn whose_shortfall_at_admission(c: &mut Cause, reported_busy: bool) {
 }
 
 /// A webhook or policy that denies a Pod because of a quota (a scheduler's elastic quota, a quota group) is a
-/// quota gate, whatever else the denial names.
+/// quota gate, whatever else the denial names; one that denies the device plugin (or its MPS daemon) keeps the
+/// node's GPUs from being advertised (or shared).
 fn whose_denial(c: &mut Cause) {
-    if matches!(c.rule, Some("GW210" | "GW212"))
-        && c.evidence
-            .iter()
-            .any(|e| e.text.to_ascii_lowercase().contains("quota"))
-    {
+    if !matches!(c.rule, Some("GW210" | "GW212")) {
+        return;
+    }
+    let text = whose_text(c, "");
+    if text.contains("quota") {
         c.category = Category::Quota;
+    } else if c.rule == Some("GW210")
+        && (is_plugin_or_driver(&text) || text.contains("mps-control-daemon"))
+    {
+        // What a policy refused is the GPU stack's own Pod (or its DaemonSet): the device plugin, or the MPS
+        // daemon that shares its GPUs. Until it runs, the node advertises (or shares) no GPU.
+        c.category = Category::DevicePlugin;
     }
 }
 

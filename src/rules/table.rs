@@ -1234,11 +1234,11 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the NVIDIA device plugin's (or GPU Feature Discovery's) Pod log",
-        pattern: r"\b(?:error starting plugins?|Failed to start plugin): (?P<why>[^\n\x22]+)|\b(?P<why_alt2>using MPS requires --mps-root to be specified)\b|\bUnexpected error: (?P<why_alt3>Error generating NVML labels: [^\n\x22]+)|\berror parsing config file: unmarshal error: (?P<why_alt4>[^\n\x22]+)|\bError: (?:failed to create FS watcher|error creating NVML labeler): (?P<why_alt>[^\n\x22]+)|\bFailed to created? FS watcher\b",
+        pattern: r"\b(?:error starting plugins?|Failed to start plugin): (?P<why>[^\n\x22]+)|\b(?P<why_alt2>using MPS requires --mps-root to be specified)\b|\bUnexpected error: (?P<why_alt3>Error generating NVML labels: [^\n\x22]+)|\berror parsing config file: unmarshal error: (?P<why_alt4>[^\n\x22]+)|\bError: (?:failed to create FS watcher|error creating NVML labeler): (?P<why_alt>[^\n\x22]+)|\bFailed to created? FS watcher\b|\bFailed to start MPS daemon: (?P<why_alt5>[^\n\x22]+)",
         summary: "the NVIDIA device plugin (or GPU Feature Discovery) cannot start ({why|it cannot watch the kubelet's device-plugin directory}), so the node advertises no GPU (or no GPU labels)",
         explanation: doc!(
             "The NVIDIA device plugin read its configuration and the node's devices, then gave up before it registered any resource with the kubelet. It exits (or retries) with `error starting plugins:` and the reason; until it starts, the node advertises no `nvidia.com/gpu` and GPU Pods stay Pending.",
-            "The reason follows the words: a sharing configuration the plugin's deployment does not support (MPS needs the Helm chart's MPS control daemon and `--mps-root`), a MIG layout it cannot read (MIG devices are not visible to it without `NVIDIA_MIG_MONITOR_DEVICES=all`), or an NVML query that fails on this node's GPUs.",
+            "The reason follows the words: a sharing configuration the plugin's deployment does not support (MPS needs the Helm chart's MPS control daemon and `--mps-root`, and that daemon must be able to start: `Failed to start MPS daemon:` says why it cannot), a MIG layout it cannot read (MIG devices are not visible to it without `NVIDIA_MIG_MONITOR_DEVICES=all`), or an NVML query that fails on this node's GPUs.",
             "Fix what the reason names (the plugin's config map or Helm values, its environment, or the GPU's MIG state), then restart the plugin Pod and check the node's allocatable.",
         ),
         next: &[
@@ -2013,10 +2013,10 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Admission,
         looks_at: "apiserver reply to create, FailedCreate event on the owner",
-        pattern: r#"admission webhook "(?P<webhook>[^"]+)" denied the request|violates PodSecurity "(?P<level>[^"]+)"|error looking up service account|disallowed by cluster policy|PodSecurityPolicy: unable to admit pod|unable to validate against any security context constraint"#,
-        summary: "an admission webhook or policy rejected the pod",
+        pattern: r#"admission webhook "(?P<webhook>[^"]+)" denied the request|violates PodSecurity "(?P<level>[^"]+)"|error looking up service account|disallowed by cluster policy|PodSecurityPolicy: unable to admit pod|unable to validate against any security context constraint|\bValidatingAdmissionPolicy '(?P<policy>[^']+)' with binding '[^']*' denied request"#,
+        summary: "an admission webhook or policy rejected the pod (or the object that makes it)",
         explanation: doc!(
-            "A validating admission webhook or policy (Gatekeeper, Kyverno, PodSecurity) refused the Pod; it is never created. This is not a GPU gate.",
+            "A validating admission webhook or policy (Gatekeeper, Kyverno, PodSecurity, OpenShift's security context constraints, a ValidatingAdmissionPolicy) refused the Pod, or the DaemonSet or Deployment that would make it; it is never created. This is not a GPU gate, unless what was refused is the GPU stack's own (the device plugin, its MPS daemon), which the diagnosis then says.",
             "The Pod breaks a cluster policy (limits required, privileged containers, image registries, …).",
             "Read the denial message and change the Pod to satisfy the policy.",
         ),
