@@ -898,7 +898,6 @@ fn log_unexplained(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
             .iter()
             .any(|w| m.contains(w))
     };
-    let complaints: Vec<&Signal> = ev.signals.iter().filter(complains).collect();
     let Some(kind) = UNEXPLAINED_LOGS.iter().find(|k| {
         let marked = k.markers.iter().any(|m| text.contains(m))
             && (!k.needs_log_lines
@@ -910,10 +909,11 @@ fn log_unexplained(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
         (marked || k.own_lines.iter().any(|l| text.contains(l)))
             && !k.unless.iter().any(|w| text.contains(w))
             && (!k.stops_there || stops_at(&text, k.markers))
-            && (!k.needs_complaint || !complaints.is_empty())
+            && (!k.needs_complaint || ev.signals.iter().any(|s| complains(&s)))
     }) else {
         return d;
     };
+    let complaints: Vec<&Signal> = ev.signals.iter().filter(complains).collect();
     let mut evidence = Vec::new();
     let lines = if complaints.is_empty() {
         ev.signals.iter().collect()

@@ -50,9 +50,11 @@ pub fn decode(bytes: Vec<u8>, what: &str) -> Result<String> {
 
 /// Detects the format and reads the input into one Evidence per target.
 pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
-    let spaced = respace(input);
+    // A JSON document is read as it is (and at full speed); the rest may carry a ticket's formatting.
+    let json = input.trim_start().starts_with(['{', '[']);
+    let spaced = if json { None } else { respace(input) };
     let input = spaced.as_deref().unwrap_or(input);
-    let unfenced = unfence(input);
+    let unfenced = if json { None } else { unfence(input) };
     let input = unfenced.as_deref().unwrap_or(input);
     let trimmed = input.trim_start();
     if trimmed.starts_with('{')
@@ -121,12 +123,11 @@ pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
 fn respace(input: &str) -> Option<String> {
     let nbsp = input.contains('\u{a0}');
     let mut lines = input.lines().peekable();
-    let (mut filled, mut prose) = (0, 0);
+    let mut filled = 0;
     let mut adjacent = false;
     while let Some(l) = lines.next() {
         if !l.trim().is_empty() {
             filled += 1;
-            prose += usize::from(is_prose(l));
             adjacent |= lines.peek().is_some_and(|n| !n.trim().is_empty());
         }
         if adjacent {
@@ -134,7 +135,8 @@ fn respace(input: &str) -> Option<String> {
         }
     }
     // Paragraphs of prose between blank lines are not a double-spaced listing or log.
-    let double_spaced = !adjacent && filled >= 4 && prose * 2 < filled;
+    let double_spaced =
+        !adjacent && filled >= 4 && input.lines().filter(|l| is_prose(l)).count() * 2 < filled;
     if !nbsp && !double_spaced {
         return None;
     }
@@ -167,7 +169,7 @@ fn respace(input: &str) -> Option<String> {
 /// as a line of output.
 fn is_prose(line: &str) -> bool {
     let t = line.trim_end();
-    t.split_whitespace().count() >= 10 && (t.ends_with(['.', ':', '?', '!']) || t.contains(". "))
+    t.split_whitespace().nth(9).is_some() && (t.ends_with(['.', ':', '?', '!']) || t.contains(". "))
 }
 
 /// A paste without the markdown code fences (```` ``` ````, ```` ```yaml ````, `~~~`) that a ticket wraps it
