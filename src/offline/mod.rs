@@ -51,7 +51,7 @@ pub fn decode(bytes: Vec<u8>, what: &str) -> Result<String> {
 /// Detects the format and reads the input into one Evidence per target.
 pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
     // A JSON document is read as it is (and at full speed); the rest may carry a ticket's formatting.
-    let json = input.trim_start().starts_with(['{', '[']);
+    let json = looks_like_json(input.trim_start());
     let spaced = if json { None } else { respace(input) };
     let input = spaced.as_deref().unwrap_or(input);
     let unfenced = if json { None } else { unfence(input) };
