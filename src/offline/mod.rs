@@ -81,9 +81,13 @@ pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
                     _ if trimmed.starts_with('{') && looks_like_log_json(trimmed) => {
                         Ok((Format::Text, vec![text::read(input)]))
                     }
-                    // `[422] …`, `[2024-…] …`: a bracketed tag on pasted text, not JSON; or a JSON
-                    // document cut short in a ticket that still carries its messages.
-                    _ if !strongly_json(trimmed) || has_message_property(trimmed) => {
+                    // `[422] …`, `[2024-…] …`: a bracketed tag on pasted text, not JSON; a JSON
+                    // document cut short in a ticket that still carries its messages; or a whole JSON
+                    // document (a `daemon.json`) with the reporter's other pastes after it.
+                    _ if !strongly_json(trimmed)
+                        || has_message_property(trimmed)
+                        || starts_with_whole_document(trimmed) =>
+                    {
                         Ok((Format::Text, split_by_object(text::read(input))))
                     }
                     _ => Err(Error::BadInput {
@@ -398,6 +402,14 @@ fn looks_like_json(s: &str) -> bool {
         ),
         _ => false,
     }
+}
+
+/// Whether text opens with one whole JSON document and goes on with something else.
+fn starts_with_whole_document(s: &str) -> bool {
+    serde_json::Deserializer::from_str(s)
+        .into_iter::<serde::de::IgnoredAny>()
+        .next()
+        .is_some_and(|first| first.is_ok())
 }
 
 /// Text that can only be JSON: an object with a quoted key, or an array of objects, arrays or strings.

@@ -221,6 +221,7 @@ fn input_formats_are_detected_without_being_named() {
         ("formats/describe-events-no-header.txt", Format::Text, 1),
         ("formats/containerd-log.txt", Format::Text, 1),
         ("formats/error-records.txt", Format::Text, 1),
+        ("formats/json-then-text.txt", Format::Text, 1),
         ("k8s-v1.37.2/gpu-taint.describe.txt", Format::Describe, 1),
     ] {
         let text = std::fs::read_to_string(fixture(file)).unwrap();
