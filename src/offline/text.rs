@@ -295,7 +295,7 @@ fn plugin_daemonset_row(line: &str) -> Option<Signal> {
     // A table pads its columns (with spaces, or tabs once a ticket converted them); a sentence does not. A
     // row whose padding a tracker squeezed to one space still has every column of `kubectl get ds`.
     let cols: Vec<&str> = line.split_whitespace().collect();
-    if !line.trim().contains("  ") && !line.contains('\t') && cols.len() < 8 {
+    if !line.trim().contains("  ") && !line.contains('\t') && cols.len() < 7 {
         return None;
     }
     (1..cols.len()).find_map(|at| {

@@ -65,11 +65,12 @@ fn a_gpu_stack_log_without_a_complaint_is_no_answer() {
 
 /// A paste reads the same however the ticket carried it: in a code fence between the reporter's words, as a
 /// markdown quote (or a quote of a quote), indented as a code block, with Windows line ends, with its column
-/// padding turned into tabs or no-break spaces, or double-spaced by a copy from a web page.
+/// padding turned into tabs or no-break spaces or squeezed to one space, or double-spaced by a copy from a web
+/// page.
 #[test]
 fn real_pastes_read_the_same_however_the_ticket_carried_them() {
     type Carry = fn(&str) -> String;
-    let carried: [(&str, Carry); 8] = [
+    let carried: [(&str, Carry); 9] = [
         ("fenced", |t| {
             format!("Here is what I see:\n```\n{t}\n```\nAny idea?\n")
         }),
@@ -88,6 +89,10 @@ fn real_pastes_read_the_same_however_the_ticket_carried_them() {
             runs.replace_all(t, "\t").into_owned()
         }),
         ("nbsp", |t| t.replace("  ", "\u{a0} ")),
+        ("squeezed", |t| {
+            let runs = regex::Regex::new("[ \t]+").unwrap();
+            runs.replace_all(t, " ").into_owned()
+        }),
         ("double-spaced", |t| t.replace('\n', "\n\n")),
     ];
     let primary = |t: &str| {
