@@ -689,15 +689,20 @@ const PLUGIN_OR_DRIVER: [&str; 7] = [
     "kubeletplugin",
 ];
 
+/// Whether lowercased text names a GPU device plugin or driver (and not another device's plugin such as
+/// SR-IOV's).
+fn names_plugin_or_driver(text: &str) -> bool {
+    PLUGIN_OR_DRIVER.iter().any(|w| text.contains(w))
+        && ["nvidia", "amdgpu", "amd-gpu", "gpu", "neuron"]
+            .iter()
+            .any(|v| text.contains(v))
+}
+
 /// Whether a Pod's name or owner is a GPU device plugin's or driver's (not a validator's, and not another
 /// device's plugin such as SR-IOV's).
 fn is_plugin_or_driver(names: &str) -> bool {
     let names = names.to_ascii_lowercase();
-    PLUGIN_OR_DRIVER.iter().any(|w| names.contains(w))
-        && ["nvidia", "amdgpu", "amd-gpu", "gpu", "neuron"]
-            .iter()
-            .any(|v| names.contains(v))
-        && !names_validator(&names)
+    names_plugin_or_driver(&names) && !names_validator(&names)
 }
 
 /// Whether a Pod's name says it belongs to the GPU stack (operator, driver, toolkit, device plugin, feature
@@ -1341,7 +1346,7 @@ fn whose_denial(c: &mut Cause) {
     if text.contains("quota") {
         c.category = Category::Quota;
     } else if c.rule == Some("GW210")
-        && (is_plugin_or_driver(&text) || text.contains("mps-control-daemon"))
+        && (names_plugin_or_driver(&text) || text.contains("mps-control-daemon"))
     {
         // What a policy refused is the GPU stack's own Pod (or its DaemonSet): the device plugin, or the MPS
         // daemon that shares its GPUs. Until it runs, the node advertises (or shares) no GPU.

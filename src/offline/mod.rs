@@ -81,14 +81,15 @@ pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
                     _ if trimmed.starts_with('{') && looks_like_log_json(trimmed) => {
                         Ok((Format::Text, vec![text::read(input)]))
                     }
-                    // `[422] …`, `[2024-…] …`: a bracketed tag on pasted text, not JSON; a JSON
-                    // document cut short in a ticket that still carries its messages; or a whole JSON
-                    // document (a `daemon.json`) with the reporter's other pastes after it.
-                    _ if !strongly_json(trimmed)
-                        || has_message_property(trimmed)
-                        || starts_with_whole_document(trimmed) =>
-                    {
+                    // `[422] …`, `[2024-…] …`: a bracketed tag on pasted text, not JSON; or a JSON
+                    // document cut short in a ticket that still carries its messages.
+                    _ if !strongly_json(trimmed) || has_message_property(trimmed) => {
                         Ok((Format::Text, split_by_object(text::read(input))))
+                    }
+                    // A whole JSON document (a `daemon.json`) with the reporter's other pastes after it:
+                    // what follows is read as text.
+                    _ if let Some(rest) = text_after_whole_document(trimmed) => {
+                        Ok((Format::Text, split_by_object(text::read(rest))))
                     }
                     _ => Err(Error::BadInput {
                         what: what.into(),
@@ -187,10 +188,11 @@ fn unfence(input: &str) -> Option<String> {
         let rest = t
             .strip_prefix("```")
             .or_else(|| t.strip_prefix("~~~"))
-            .map(|r| r.trim_start_matches(['`', '~']));
+            .map(|r| r.trim_start_matches(['`', '~']).trim());
+        // An info string is one word (`yaml`, `console`); text after the backticks is the paste itself.
         rest.is_some_and(|r| {
             r.chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '+' | '_' | '.' | ' '))
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '+' | '_' | '.'))
         })
     };
     // A fence ends what came before it (the reporter's words, another paste) as a blank line does.
@@ -404,12 +406,13 @@ fn looks_like_json(s: &str) -> bool {
     }
 }
 
-/// Whether text opens with one whole JSON document and goes on with something else.
-fn starts_with_whole_document(s: &str) -> bool {
-    serde_json::Deserializer::from_str(s)
-        .into_iter::<serde::de::IgnoredAny>()
-        .next()
-        .is_some_and(|first| first.is_ok())
+/// The text after one whole JSON document that opens the input, when what follows is not JSON too (a stream
+/// of documents whose last one is cut short stays invalid JSON).
+fn text_after_whole_document(s: &str) -> Option<&str> {
+    let mut docs = serde_json::Deserializer::from_str(s).into_iter::<serde::de::IgnoredAny>();
+    docs.next()?.ok()?;
+    let rest = s.get(docs.byte_offset()..)?;
+    (!rest.trim_start().starts_with(['{', '[']) && !rest.trim().is_empty()).then_some(rest)
 }
 
 /// Text that can only be JSON: an object with a quoted key, or an array of objects, arrays or strings.

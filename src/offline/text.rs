@@ -294,10 +294,13 @@ fn pods_row(line: &str) -> Option<Signal> {
 fn plugin_daemonset_row(line: &str) -> Option<Signal> {
     // A table pads its columns (with spaces, or tabs once a ticket converted them); a sentence does not. A
     // row whose padding a tracker squeezed to one space still has every column of `kubectl get ds`.
-    let cols: Vec<&str> = line.split_whitespace().collect();
-    if !line.trim().contains("  ") && !line.contains('\t') && cols.len() < 7 {
+    if !line.trim().contains("  ")
+        && !line.contains('\t')
+        && line.split_whitespace().nth(6).is_none()
+    {
         return None;
     }
+    let cols: Vec<&str> = line.split_whitespace().collect();
     (1..cols.len()).find_map(|at| {
         let name = cols[at - 1];
         let counts: Vec<u32> = cols

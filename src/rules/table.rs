@@ -3530,7 +3530,7 @@ pub static RULES: &[Rule] = &[
         category: C::HandlerMissing,
         gate: G::Runtime,
         looks_at: "containerd's configuration (config.toml, `containerd config dump`)",
-        pattern: r"(?:^|\s)disabled_plugins\s*=\s*\[[^\]]*[\x22'](?:io\.containerd\.grpc\.v1\.)?cri[\x22']",
+        pattern: r"(?:^|[^#\s]\s)disabled_plugins\s*=\s*\[[^\]]*[\x22'](?:io\.containerd\.grpc\.v1\.)?cri[\x22']",
         summary: "containerd's configuration disables its CRI plugin, so the kubelet cannot run Pods through it (and no nvidia handler is reachable)",
         explanation: doc!(
             "The kubelet talks to containerd through its CRI plugin; `disabled_plugins = [\"cri\"]` turns it off, so containerd serves no Pods at all and none of its runtime handlers (`nvidia` among them) can be used.",
