@@ -101,12 +101,10 @@ pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
     }
     // A paste indented as a markdown code block, or quoted as an email or a markdown quote, reads as it was
     // printed.
-    let unquoted = dedent(input)
-        .map(|d| {
-            let q = unquote(&d);
-            q.map(|q| dedent(&q).unwrap_or(q)).unwrap_or(d)
-        })
-        .or_else(|| unquote(input).map(|q| dedent(&q).unwrap_or(q)));
+    let dedented = dedent(input);
+    let unquoted = unquote(dedented.as_deref().unwrap_or(input))
+        .map(|q| dedent(&q).unwrap_or(q))
+        .or(dedented);
     let input = unquoted.as_deref().unwrap_or(input);
     if looks_like_yaml_object(input)
         && let Some(docs) = yaml_docs(input)
