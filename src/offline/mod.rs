@@ -5,6 +5,10 @@
 pub mod objects;
 mod text;
 
+use std::sync::LazyLock;
+
+use regex::Regex;
+
 use crate::error::{Error, Result};
 use crate::evidence::{Evidence, Signal, SignalSource};
 
@@ -84,6 +88,8 @@ pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
                     // `[422] …`, `[2024-…] …`: a bracketed tag on pasted text, not JSON; or a JSON
                     // document cut short in a ticket that still carries its messages.
                     _ if !strongly_json(trimmed) || has_message_property(trimmed) => {
+                        let unwrapped = unwrap(input);
+                        let input = unwrapped.as_deref().unwrap_or(input);
                         Ok((Format::Text, split_by_object(text::read(input))))
                     }
                     // A whole JSON document (a `daemon.json`) with the reporter's other pastes after it:
@@ -101,11 +107,18 @@ pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
     }
     // A paste indented as a markdown code block, or quoted as an email or a markdown quote, reads as it was
     // printed.
+    // A terminal's hard wrap is undone at whichever of these steps the wrap was made: before the paste was
+    // quoted or indented, or after.
+    let unwrapped = unwrap(input);
+    let wrapped_after = unwrapped.is_none();
+    let input = unwrapped.as_deref().unwrap_or(input);
     let dedented = dedent(input);
     let unquoted = unquote(dedented.as_deref().unwrap_or(input))
         .map(|q| dedent(&q).unwrap_or(q))
         .or(dedented);
     let input = unquoted.as_deref().unwrap_or(input);
+    let unwrapped = if wrapped_after { unwrap(input) } else { None };
+    let input = unwrapped.as_deref().unwrap_or(input);
     if looks_like_yaml_object(input)
         && let Some(docs) = yaml_docs(input)
         && let Ok(evs) = objects::read(docs, what)
@@ -238,6 +251,82 @@ fn unquote(input: &str) -> Option<String> {
         l.to_string()
     };
     Some(input.lines().map(strip).collect::<Vec<_>>().join("\n"))
+}
+
+/// A paste that a terminal hard-wrapped (every long line cut at the same column) with its lines whole again.
+/// The column is the longest line's length when two or more lines reach it, or when one does and that
+/// length is a terminal's usual width; a line of that length is glued to the next unless the next reads as
+/// a line of its own: it starts a record, opens as the line does (the same template), is indented as the
+/// line is, repeats it, or lines up with it as the next row of a table does. A terminal starts what it cut
+/// off at the first column, in the middle of whatever it was.
+fn unwrap(input: &str) -> Option<String> {
+    const NARROWEST: usize = 60;
+    const TERMINAL_WIDTHS: [usize; 5] = [80, 100, 120, 132, 160];
+    let width = |l: &str| l.chars().count();
+    let columns = input.lines().map(width).max()?;
+    let reached = input.lines().filter(|l| width(l) == columns).count();
+    if columns < NARROWEST || (reached < 2 && !TERMINAL_WIDTHS.contains(&columns)) {
+        return None;
+    }
+    let lines: Vec<&str> = input.lines().collect();
+    let next = |i: usize| lines.get(i + 1).copied().unwrap_or("");
+    let own_line = |line: &str, next: &str| {
+        next == line
+            || text::starts_record(next)
+            || LINE_HEAD.is_match(next)
+            || same_opening(line, next)
+            || same_columns(line, next)
+    };
+    let cut = |i: usize| {
+        width(lines[i]) == columns && !next(i).trim().is_empty() && !own_line(lines[i], next(i))
+    };
+    // Lines of one template that happen to share the longest length are followed by more of their own
+    // kind as often as not; a terminal's cut lines seldom are.
+    let cuts = (0..lines.len()).filter(|&i| cut(i)).count();
+    let whole = (0..lines.len())
+        .filter(|&i| width(lines[i]) == columns && !next(i).trim().is_empty() && !cut(i))
+        .count();
+    if cuts == 0 || whole >= cuts {
+        return None;
+    }
+    let mut out = String::with_capacity(input.len());
+    for (i, line) in lines.iter().enumerate() {
+        out.push_str(line);
+        if !cut(i) {
+            out.push('\n');
+        }
+    }
+    Some(out)
+}
+
+/// The head of a log line that the record starts do not name: a `2022/11/14` date, a dmesg `[  38.77]`
+/// stamp or a logrus `ERRO[0000]` level. (Not a `program: ` name: a cut word's tail reads as one.)
+static LINE_HEAD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:\d{4}[-/]\d\d[-/]\d\d|\[\s*\d+\.\d+\]|[A-Z]{4}\[\d+\])").expect("line head")
+});
+
+/// Whether two lines open alike, as lines printed from one template do: the same first word, the same
+/// first four characters, or the same indentation when there is some.
+fn same_opening(a: &str, b: &str) -> bool {
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let word = |l: &str| l.split(' ').next().unwrap_or("").to_owned();
+    let head = |l: &str| l.chars().take(4).collect::<String>();
+    (!word(a).is_empty() && word(a) == word(b))
+        || (head(a).chars().count() == 4 && head(a) == head(b))
+        || (indent(a) > 0 && indent(a) == indent(b))
+}
+
+/// Whether two lines are rows of one table: two or more columns (text after a run of two or more spaces)
+/// start at the same place in both.
+fn same_columns(a: &str, b: &str) -> bool {
+    let starts = |l: &str| -> Vec<usize> {
+        let c: Vec<char> = l.chars().collect();
+        (2..c.len())
+            .filter(|&i| c[i] != ' ' && c[i - 1] == ' ' && c[i - 2] == ' ')
+            .collect()
+    };
+    let b = starts(b);
+    starts(a).iter().filter(|i| b.contains(i)).count() >= 2
 }
 
 /// A `kubectl get events` table or `kubectl get pods` listing about several objects becomes one Evidence
@@ -510,6 +599,25 @@ pub fn read_source(path: &str) -> Result<(String, Vec<u8>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_terminal_hard_wrap_is_undone_and_lines_of_one_template_are_not() {
+        // From tests/fixtures/real/s9021-…, cut at 80 columns as a terminal does.
+        let line = "2019/11/28 16:07:11 Failed to initialize NVML: could not load NVML library.";
+        let whole = "nvidia-kubevirt-gpu-device-plugin: symbol lookup error: nvidia-kubevirt-gpu-device-plugin: undefined symbol: nvmlDeviceGetCount_v2";
+        let (head, tail) = whole.split_at(80);
+        let wrapped = format!("{line}\n{head}\n{tail}\n");
+        assert_eq!(
+            unwrap(&wrapped).as_deref(),
+            Some(format!("{line}\n{whole}\n").as_str())
+        );
+        // Two lines of one width that each stand alone (tests/fixtures/real/s51010-…) stay apart.
+        let template = "modprobe: ERROR: could not insert 'ipmi_msghandler': Invalid argument\n\
+                        modprobe: ERROR: could not insert 'ipmi_devintf': Invalid argument\n";
+        assert_eq!(unwrap(template), None);
+        // A longest line of an unusual width, alone, is not a cut.
+        assert_eq!(unwrap(&format!("{}\nnext\n", "x".repeat(97))), None);
+    }
 
     #[test]
     fn bad_bytes_are_one_line_errors() {

@@ -47,6 +47,11 @@ static POD_IN_LOG: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"pod="(?P<ns>[a-z0-9.-]+)/(?P<name>[a-z0-9.-]+)"|PodSandboxMetadata\{Name:(?P<name2>[^,]+),Uid:[^,]*,Namespace:(?P<ns2>[^,]+),"#).expect("pod in log")
 });
 
+/// Whether a line opens a record of its own (a log line's header, an event row, a message's known start).
+pub(super) fn starts_record(line: &str) -> bool {
+    RECORD_START.is_match(line)
+}
+
 /// Whether the text looks like `kubectl describe` output.
 pub fn is_describe(input: &str) -> bool {
     let mut name = false;

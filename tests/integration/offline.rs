@@ -66,7 +66,7 @@ fn a_gpu_stack_log_without_a_complaint_is_no_answer() {
 #[test]
 fn real_pastes_read_the_same_however_the_ticket_carried_them() {
     type Carry = fn(&str) -> String;
-    let carried: [(&str, Carry); 9] = [
+    let carried: [(&str, Carry); 10] = [
         ("fenced", |t| {
             format!("Here is what I see:\n```\n{t}\n```\nAny idea?\n")
         }),
@@ -90,6 +90,21 @@ fn real_pastes_read_the_same_however_the_ticket_carried_them() {
             runs.replace_all(t, " ").into_owned()
         }),
         ("double-spaced", |t| t.replace('\n', "\n\n")),
+        // Copied from a terminal 80 columns wide that cut every longer line.
+        ("hard-wrapped", |t| {
+            let mut out = String::new();
+            for line in t.lines() {
+                let chars: Vec<char> = line.chars().collect();
+                for piece in chars.chunks(80) {
+                    out.extend(piece);
+                    out.push('\n');
+                }
+                if chars.is_empty() {
+                    out.push('\n');
+                }
+            }
+            out
+        }),
     ];
     let primary = |t: &str| {
         let (_, evs) = gpuwhy::offline::parse(t, "paste").unwrap();
