@@ -477,10 +477,17 @@ fn plugin_daemonset(ev: &Evidence, causes: &mut Vec<Cause>, ctx: &Context) -> Op
         )
     } else {
         let counts = row.reason.as_deref().unwrap_or("READY").to_string();
-        (
+        let summary = if name.contains("driver") {
+            format!(
+                "the GPU driver DaemonSet {name} is not ready ({counts}): nodes whose driver Pod is not running have no driver, so their device plugin never starts and they do not advertise the GPU"
+            )
+        } else {
             format!(
                 "the device-plugin DaemonSet {name} is not ready ({counts}): nodes whose plugin Pod is not running do not advertise the GPU"
-            ),
+            )
+        };
+        (
+            summary,
             vec![
                 NextStep {
                     command: sanitize::line(&format!("kubectl describe ds {quoted} -n {ns}")),
@@ -492,7 +499,7 @@ fn plugin_daemonset(ev: &Evidence, causes: &mut Vec<Cause>, ctx: &Context) -> Op
                         "kubectl logs -n {ns} ds/{quoted} --all-containers --tail=100"
                     )),
                     place: Where::Cluster,
-                    why: "read what the device plugin said when it started".into(),
+                    why: "read what its Pods said when they started".into(),
                 },
             ],
         )
@@ -995,10 +1002,13 @@ fn stack_pod_down(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
         .and_then(|p| p.owner.as_deref())
         .unwrap_or("");
     // A Pod that runs (its last restart is history) or has finished is not what keeps the node's GPU away.
-    let runs = ev
-        .pod
-        .as_ref()
-        .is_some_and(|p| matches!(p.phase.as_deref(), Some("Running" | "Succeeded")));
+    // A Pod in the Running phase whose containers are none of them running (`State: Terminated`, between
+    // the restarts of a crash loop) is down.
+    let runs = ev.pod.as_ref().is_some_and(|p| match p.phase.as_deref() {
+        Some("Succeeded") => true,
+        Some("Running") => p.any_running,
+        _ => false,
+    });
     let names = format!("{name} {owner}");
     if runs || !is_gpu_stack(&names) {
         return d;

@@ -295,7 +295,7 @@ fn pods_row(line: &str) -> Option<Signal> {
 
 /// A `kubectl get daemonset` row, `[NAMESPACE] NAME DESIRED CURRENT READY UP-TO-DATE AVAILABLE …`, of a GPU
 /// device plugin that wants no Pod (DESIRED 0: its node selector or affinity matches no node) or whose Pods
-/// are not all ready (READY below DESIRED). A listing flattened onto one line is read row by row.
+/// are not all ready (READY below DESIRED), or of a GPU driver DaemonSet whose Pods are not all ready. A listing flattened onto one line is read row by row.
 fn plugin_daemonset_row(line: &str) -> Option<Signal> {
     // A table pads its columns (with spaces, or tabs once a ticket converted them); a sentence does not. A
     // row whose padding a tracker squeezed to one space still has every column of `kubectl get ds`.
@@ -313,11 +313,14 @@ fn plugin_daemonset_row(line: &str) -> Option<Signal> {
             .iter()
             .map(|c| c.parse().ok())
             .collect::<Option<_>>()?;
-        if !is_plugin_daemonset(name) || !is_dns_label(name) {
+        let driver = is_driver_daemonset(name);
+        if !(is_plugin_daemonset(name) || driver) || !is_dns_label(name) {
             return None;
         }
         let (desired, ready) = (counts[0], counts[2]);
         let state = match desired {
+            // A driver DaemonSet wants no Pod where the driver is installed on the host: that is no fault.
+            0 if driver => return None,
             0 => DaemonsetState::Idle,
             _ if ready < desired => DaemonsetState::NotReady { desired, ready },
             _ => return None,
@@ -374,6 +377,13 @@ fn is_plugin_daemonset(name: &str) -> bool {
     .iter()
     .any(|p| name.contains(p))
         && !name.contains("mps")
+}
+
+/// The GPU Operator's driver DaemonSet (`nvidia-driver-daemonset`, and its precompiled
+/// `nvidia-driver-daemonset-5.15.0-…` form). A node whose driver Pod is not ready has no driver, so the
+/// operator never starts its device plugin there.
+fn is_driver_daemonset(name: &str) -> bool {
+    name.starts_with("nvidia-driver-daemonset") || name.starts_with("nvidia-vgpu-manager-daemonset")
 }
 
 /// What a device-plugin DaemonSet's counts say.

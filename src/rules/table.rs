@@ -1095,7 +1095,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the GPU Operator's driver container log (nvidia-driver-daemonset), AMD's KMM worker log",
-        pattern: r"Could not resolve Linux kernel version|Unable to locate package (?P<package>linux-(?:objects|signatures|modules)-nvidia-\S+)|\bERROR: Unable to load the kernel module (?:'?nvidia(?:-\w+)*\.ko'?|'$)|\bError: Unable to find a match: (?P<package_alt>(?:kernel-(?:headers|devel|core)-|elfutils-libelf-devel)\S*)|\bERROR: modpost: GPL-incompatible module nvidia\.ko uses GPL-only symbol|\bCould not unload NVIDIA driver kernel modules, driver is in use|\bCould not find kernel full version\b|\bCould not locate Linux kernel version string\b|\bmodprobe: (?:ERROR|FATAL): [^']{0,120}?(?:'(?:ipmi_msghandler|ipmi_devintf|nvidia(?:[-_](?:uvm|modeset|drm))?)'|/drivers/gpu/|\bamdgpu\b)|\bCannot download repodata/repomd\.xml: [^\n]*?\b404 for https?://repo\.radeon\.com/|\bmake(?:\[\d+\])?: \*+ \[[^\]\n]*/nvidia-[\d.]+/kernel\b[^\]\n]*\] Error \d+",
+        pattern: r"Could not resolve Linux kernel version|\bKernel module load error: \S|Unable to locate package (?P<package>linux-(?:objects|signatures|modules)-nvidia-\S+)|\bERROR: Unable to load the kernel module (?:'?nvidia(?:-\w+)*\.ko'?|'$)|\bError: Unable to find a match: (?P<package_alt>(?:kernel-(?:headers|devel|core)-|elfutils-libelf-devel)\S*)|\bERROR: modpost: GPL-incompatible module nvidia\.ko uses GPL-only symbol|\bCould not unload NVIDIA driver kernel modules, driver is in use|\bCould not find kernel full version\b|\bCould not locate Linux kernel version string\b|\bmodprobe: (?:ERROR|FATAL): [^']{0,120}?(?:'(?:ipmi_msghandler|ipmi_devintf|nvidia(?:[-_](?:uvm|modeset|drm))?)'|/drivers/gpu/|\bamdgpu\b)|\bCannot download repodata/repomd\.xml: [^\n]*?\b404 for https?://repo\.radeon\.com/|\bmake(?:\[\d+\])?: \*+ \[[^\]\n]*/nvidia-[\d.]+/kernel\b[^\]\n]*\] Error \d+",
         summary: "the driver container cannot install or load the GPU driver for the node's kernel, so the node's GPUs have no driver and advertise nothing",
         explanation: doc!(
             "The GPU Operator's driver container (or AMD's KMM worker) builds or installs the kernel modules for the running kernel and loads them. It could not find that kernel's packages (headers, the precompiled `linux-objects-nvidia-…` modules, AMD's `amdgpu` repository) or `modprobe` could not load a module the driver needs, so it exits and restarts; until a driver loads, the device plugin finds no GPU and the node advertises none.",
@@ -2474,7 +2474,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::DeviceAdmission,
         looks_at: "UnexpectedAdmissionError event, Pod status.message",
-        pattern: r"Allocate failed due to (?P<inner>.+?)(?:, which is unexpected|$)|Update plugin resources failed due to|\bUnexpectedAdmissionError\b",
+        pattern: r"Allocate failed due to ?(?P<inner>.+?)(?:, which is unexpected|$)|Update plugin resources failed due to|\bUnexpectedAdmissionError\b",
         summary: "the kubelet's device manager failed to allocate devices: {inner}",
         explanation: doc!(
             "The kubelet rejected the Pod at admission because device allocation failed.",
@@ -3605,6 +3605,36 @@ pub static RULES: &[Rule] = &[
         example: "time=\"2020-07-21T18:49:33Z\" level=info msg=\"Starting dcgm-exporter\"\nError: Failed to initialize NVML\ntime=\"2020-07-21T18:49:33Z\" level=fatal msg=\"Error starting nv-hostengine: DCGM initialization error\"",
         example_source: "https://github.com/NVIDIA/gpu-monitoring-tools/issues/96",
         near_miss: "Failed to initialize NVML: Unknown Error",
+    },
+    Rule {
+        id: "GW438",
+        name: "cdi-host-device-missing",
+        category: C::RuntimeHook,
+        gate: G::Runtime,
+        looks_at: "Failed event, container waiting message (CreateContainerError, RunContainerError), podman's or docker's error",
+        pattern: r"\bfailed to stat CDI host device \x22(?P<device>[^\x22]+)\x22: (?P<why>[^\n:]+)",
+        summary: "the CDI spec names the device node {device}, which the node does not have ({why}): the spec is stale",
+        explanation: doc!(
+            "With CDI, the runtime adds to the container every device node that the CDI specification (`/etc/cdi`, `/var/run/cdi`) lists for the requested device, and checks each on the host first. One of them is not there, so the container is not created.",
+            "The spec was generated when the node's device nodes were numbered otherwise, or before a driver change: a DRM node (`/dev/dri/card1`, `renderD129`) that moved after a reboot or a display driver change, a GPU that was removed, a `/dev/nvidia-uvm` node that is created only once the `nvidia-uvm` module is loaded.",
+            "Generate the spec again on the node (`nvidia-ctk cdi generate`, or restart the GPU Operator's toolkit, which does it), or create the missing device nodes (`nvidia-modprobe -u -c=0` for `nvidia-uvm`); then delete the Pod.",
+        ),
+        next: &[
+            Next {
+                command: "ls -l {device}; grep -rn {device} /etc/cdi /var/run/cdi",
+                place: Node,
+                why: "see that the device node is missing and which spec still names it",
+            },
+            Next {
+                command: "nvidia-ctk cdi generate --output=/var/run/cdi/nvidia.yaml",
+                place: Node,
+                why: "generate the spec from the devices the node has now",
+            },
+        ],
+        fix: None,
+        example: "Error: setting up CDI devices: failed to inject devices: failed to stat CDI host device \"/dev/dri/renderD129\": no such file or directory",
+        example_source: "https://github.com/NVIDIA/nvidia-container-toolkit/issues/885",
+        near_miss: "CDI device (\"/dev/nvidia0\", \"/dev/nvidia0\"), host type mismatch (c, b)",
     },
     Rule {
         id: "GW501",
