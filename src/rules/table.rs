@@ -97,6 +97,7 @@ pub static REFINES: &[(&str, &str)] = &[
     ("GW431", "GW418"),
     ("GW436", "GW410"),
     ("GW519", "GW308"),
+    ("GW602", "GW439"),
 ];
 
 /// Rules that read the reporter's own words (or the manifests they pasted) in a ticket, not a component's
@@ -3635,6 +3636,36 @@ pub static RULES: &[Rule] = &[
         example: "Error: setting up CDI devices: failed to inject devices: failed to stat CDI host device \"/dev/dri/renderD129\": no such file or directory",
         example_source: "https://github.com/NVIDIA/nvidia-container-toolkit/issues/885",
         near_miss: "CDI device (\"/dev/nvidia0\", \"/dev/nvidia0\"), host type mismatch (c, b)",
+    },
+    Rule {
+        id: "GW439",
+        name: "hami-core-library-error",
+        category: C::RuntimeHook,
+        gate: G::Runtime,
+        looks_at: "the container log of a Pod with a HAMi-shared GPU",
+        pattern: r"\[HAMI-core ERROR[^\]\n]*\]: (?P<why>[^\n\[!]{0,160}[^\s\[!])",
+        summary: "HAMi-core, the vGPU library that HAMi injects into the container, failed between the program and the driver: {why}",
+        explanation: doc!(
+            "With HAMi, every container that gets a share of a GPU runs with HAMi-core (`libvgpu.so`) preloaded: it intercepts the program's CUDA and NVML calls to enforce the share. It printed an error of its own, so the program's GPU calls broke inside the library (a crash, a wrong device, a failed `cuInit`), not in the program.",
+            "A HAMi-core release that does not handle what the program does (NCCL's `cuMemCreate` path in newer vLLM and PyTorch, several processes or GPUs in one container), a HAMi-core older than the node's driver, or a container that shares the host's PID namespace in a way the library does not expect.",
+            "Upgrade HAMi (and with it HAMi-core) to a release that fixes the error, or run the workload on a whole GPU (outside HAMi's sharing) to confirm; `CUDA_DISABLE_CONTROL=true` in the Pod turns the library's limits off for a test.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get pods -A -o wide | grep -i -e hami -e vgpu",
+                place: Cluster,
+                why: "find the HAMi device plugin that injects the library, and its version",
+            },
+            Next {
+                command: "nvidia-smi --query-gpu=driver_version --format=csv",
+                place: Node,
+                why: "the driver the library sits in front of",
+            },
+        ],
+        fix: None,
+        example: "[HAMI-core ERROR (pid:565 thread=140267266266944 multiprocess_memory_limit.c:831)]: Illegal device id: 850725928\n!!!!!!! Segfault encountered !!!!!!!",
+        example_source: "https://github.com/Project-HAMi/HAMi-core/issues/169",
+        near_miss: "[HAMI-core Warn(1046:140457967137280:utils.c:183)]: get default cuda from (null)",
     },
     Rule {
         id: "GW501",
