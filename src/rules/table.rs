@@ -3644,7 +3644,7 @@ pub static RULES: &[Rule] = &[
         gate: G::Runtime,
         looks_at: "the container log of a Pod with a HAMi-shared GPU",
         pattern: r"\[HAMI-core ERROR[^\]\n]*\]: (?P<why>[^\n\[!]{0,160}[^\s\[!])",
-        summary: "HAMi-core, the vGPU library that HAMi injects into the container, failed between the program and the driver: {why}",
+        summary: "the vGPU library that HAMi injects into the container (HAMi-core) failed between the program and the driver: {why}",
         explanation: doc!(
             "With HAMi, every container that gets a share of a GPU runs with HAMi-core (`libvgpu.so`) preloaded: it intercepts the program's CUDA and NVML calls to enforce the share. It printed an error of its own, so the program's GPU calls broke inside the library (a crash, a wrong device, a failed `cuInit`), not in the program.",
             "A HAMi-core release that does not handle what the program does (NCCL's `cuMemCreate` path in newer vLLM and PyTorch, several processes or GPUs in one container), a HAMi-core older than the node's driver, or a container that shares the host's PID namespace in a way the library does not expect.",
