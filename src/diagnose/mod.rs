@@ -759,7 +759,7 @@ struct UnexplainedLog {
     next: &'static [(&'static str, Where, &'static str)],
 }
 
-static UNEXPLAINED_LOGS: [UnexplainedLog; 3] = [
+static UNEXPLAINED_LOGS: [UnexplainedLog; 4] = [
     // The reporter pastes a GPU device plugin's log (NVIDIA's, AMD's, Intel's, Neuron's, a sharing stack's, or
     // its MPS daemon's) because the node advertises no GPU or the plugin keeps failing; while the plugin does
     // not register its GPUs, the node advertises none.
@@ -869,7 +869,28 @@ static UNEXPLAINED_LOGS: [UnexplainedLog; 3] = [
             ),
         ],
     },
+    // The DCGM exporter reports the GPUs' metrics. When it fails (a DCGM module not loaded, a host engine it
+    // cannot reach), the metrics are missing, and nothing else: it is `other`, not a gate of the GPU Pods.
+    UnexplainedLog {
+        markers: &["starting dcgm-exporter", "dcgm-exporter"],
+        unless: &[],
+        needs_log_lines: false,
+        needs_complaint: true,
+        own_lines: &[],
+        stops_there: false,
+        category: Category::Other,
+        gate: Gate::Runtime,
+        summary: EXPORTER_DOWN,
+        next: &[(
+            "kubectl get pods -A -o wide | grep -i dcgm",
+            Where::Cluster,
+            "find the exporter's Pods and whether DCGM runs beside them (nv-hostengine)",
+        )],
+    },
 ];
+
+/// What the DCGM exporter's failure means: it only reads the GPUs' metrics, so no Pod waits on it.
+const EXPORTER_DOWN: &str = "the DCGM exporter (the GPUs' metrics for Prometheus) fails; it takes no GPU from any Pod, so only the metrics are missing: its own error says why";
 
 /// A pasted log that no rule explains is still the answer when its writer is part of the GPU path (see
 /// `UNEXPLAINED_LOGS`). Only for a paste without a Pod in it: a Pod's own state says more.
@@ -1032,8 +1053,9 @@ fn stack_pod_down(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
     // Only a container of the plugin or the driver that fails to run says the component is down; a Pod that
     // waits for a node (Pending), an evicted or superseded one, or one whose state the input does not show has
     // a cause of its own that the input does not show.
+    let exporter = lower.contains("dcgm-exporter");
     let failing = |s: &str| {
-        advertises
+        (advertises || exporter)
             && matches!(
                 s.strip_prefix("Init:").unwrap_or(s),
                 "Error"
@@ -1072,6 +1094,22 @@ fn stack_pod_down(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
     } else {
         name
     };
+    if exporter && !waits_in_init(&state) {
+        cause.category = Category::Other;
+        cause.summary = format!(
+            "{name} is the DCGM exporter (the GPUs' metrics for Prometheus) and does not run ({state}): it takes no GPU from any Pod, so only the metrics are missing; its log says why"
+        );
+        cause.next = vec![ctx.step(
+            "kubectl logs {pod} -n {namespace} --previous --tail=50",
+            Where::Cluster,
+            "read the exporter's own error (a DCGM module not loaded, a host engine it cannot reach)",
+        )];
+        return Diagnosis {
+            primary: Category::Other,
+            causes: vec![cause],
+            ..d
+        };
+    }
     cause.category = Category::DevicePlugin;
     cause.summary = if waits_in_init(&state) && is_driver {
         format!(
@@ -1243,6 +1281,11 @@ fn whose_component_failure(c: &mut Cause, target: &str, reported_unadvertised: b
         // advertises none, as a crashing plugin is. A DRA driver's kubelet plugin is the device plugin's
         // counterpart: while it crashes, the node publishes no device for a claim.
         c.category = Category::DevicePlugin;
+    } else if has(&["dcgm-exporter"]) && !has(&["init:"]) && !reported_unadvertised {
+        // The DCGM exporter only reads the GPUs' metrics: its crash loop keeps no GPU from any Pod. (Its init
+        // containers wait for the driver and the toolkit, so a loop there is theirs.)
+        c.category = Category::Other;
+        c.summary = EXPORTER_DOWN.into();
     } else if has(&OTHER_GPU_COMPONENTS) {
         // A GPU-stack component that keeps crashing is why the node advertises no GPU, when the reporter
         // says it advertises none; otherwise what breaks it is inside the component.
@@ -1944,8 +1987,8 @@ fn pick_primary(causes: &[Cause], gpu_selector: bool) -> usize {
             .iter()
             .min_by_key(|&&i| {
                 // A crash loop whose cause is inside the component says less than any message that names one.
-                let unexplained_crash =
-                    causes[i].rule == Some("GW505") && causes[i].category == Category::Unknown;
+                let unexplained_crash = causes[i].rule == Some("GW505")
+                    && matches!(causes[i].category, Category::Unknown | Category::Other);
                 (
                     unexplained_crash,
                     causes[i].category == Category::Other,
