@@ -54,7 +54,8 @@ pub enum SignalSource {
     DevicePlugin,
     /// The GPU Operator's ClusterPolicy status.
     Clusterpolicy,
-    /// A device-plugin DaemonSet that wants no Pod (`kubectl get ds`: DESIRED 0).
+    /// A `kubectl get ds` row of a device-plugin DaemonSet that wants no Pod (DESIRED 0) or is not ready, or of
+    /// a driver DaemonSet that is not ready.
     Daemonset,
 }
 
@@ -240,6 +241,13 @@ pub struct Evidence {
     pub nodes: Option<Vec<NodeFacts>>,
     pub cluster: ClusterFacts,
     pub gaps: Vec<Gap>,
+}
+
+/// The GPU Operator's driver DaemonSets: the driver's (`nvidia-driver-daemonset`, and its precompiled
+/// `nvidia-driver-daemonset-5.15.0-105-generic-ubuntu22.04`) and the vGPU manager's. A node whose driver Pod
+/// is not ready has no driver, so the operator never starts its device plugin there.
+pub fn is_driver_daemonset(name: &str) -> bool {
+    name.starts_with("nvidia-driver-daemonset") || name.starts_with("nvidia-vgpu-manager-daemonset")
 }
 
 /// Resource names the engine treats as GPUs, GPU slices or other accelerators (NPU, MLU, DCU, TPU, Neuron, …)

@@ -477,7 +477,7 @@ fn plugin_daemonset(ev: &Evidence, causes: &mut Vec<Cause>, ctx: &Context) -> Op
         )
     } else {
         let counts = row.reason.as_deref().unwrap_or("READY").to_string();
-        let summary = if name.contains("driver") {
+        let summary = if crate::evidence::is_driver_daemonset(name) {
             format!(
                 "the GPU driver DaemonSet {name} is not ready ({counts}): nodes whose driver Pod is not running have no driver, so their device plugin never starts and they do not advertise the GPU"
             )
@@ -1011,10 +1011,10 @@ fn names_validator(text: &str) -> bool {
 /// the answer for the GPU Pods: while the plugin (or the driver it needs) does not run, its node advertises no
 /// GPU. So is a Pod of the GPU stack that waits in its init containers (`Init:0/1`): the GPU Operator's
 /// operands (plugin, feature discovery, DCGM, validators, MIG manager) wait there until the driver (and the
-/// toolkit) on their node are ready, and the driver's Pod waits there for its driver manager. An operand that
-/// fails on its own (a crash-looping DCGM exporter) has a cause of its own, and Node Feature Discovery waits
-/// for nothing of the driver's. The verdict stays `unknown` for those, for any other Pod, and for a stack Pod
-/// that waits for a node.
+/// toolkit) on their node are ready, and the driver's Pod waits there for its driver manager. The DCGM exporter
+/// that fails in its own container keeps no GPU from any Pod: `other` (only the metrics are missing). Node
+/// Feature Discovery waits for nothing of the driver's. The verdict stays `unknown` for any other Pod, and for
+/// a stack Pod that waits for a node.
 fn stack_pod_down(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
     let name = ev.target.name.as_deref().unwrap_or("");
     let owner = ev
@@ -1050,9 +1050,9 @@ fn stack_pod_down(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
             ..d
         };
     };
-    // Only a container of the plugin or the driver that fails to run says the component is down; a Pod that
-    // waits for a node (Pending), an evicted or superseded one, or one whose state the input does not show has
-    // a cause of its own that the input does not show.
+    // Only a container of the plugin, the driver or the exporter that fails to run says the component is
+    // down; a Pod that waits for a node (Pending), an evicted or superseded one, or one whose state the input
+    // does not show has a cause of its own that the input does not show.
     let exporter = lower.contains("dcgm-exporter");
     let failing = |s: &str| {
         (advertises || exporter)
@@ -1094,7 +1094,7 @@ fn stack_pod_down(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
     } else {
         name
     };
-    if exporter && !waits_in_init(&state) {
+    if exporter && !waits_in_init(&state) && !state.starts_with("Init:") {
         cause.category = Category::Other;
         cause.summary = format!(
             "{name} is the DCGM exporter (the GPUs' metrics for Prometheus) and does not run ({state}): it takes no GPU from any Pod, so only the metrics are missing; its log says why"

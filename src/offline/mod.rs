@@ -255,54 +255,67 @@ fn unquote(input: &str) -> Option<String> {
 
 /// A paste that a terminal hard-wrapped (every long line cut at the same column) with its lines whole again.
 /// The column is the longest line's length when two or more lines reach it, or when one does and that
-/// length is a terminal's usual width; a line of that length is glued to the next unless the next reads as
-/// a line of its own: it starts a record, opens as the line does (the same template), is indented as the
-/// line is, repeats it, or lines up with it as the next row of a table does. A terminal starts what it cut
-/// off at the first column, in the middle of whatever it was.
+/// length is a terminal's default 80 columns; a line of that length is glued to the next unless the next
+/// reads as a line of its own: it starts a record or a describe field, opens as the line does (the same
+/// template), is indented as the line is, repeats it, or lines up with it as the next row of a table does;
+/// a box's rows and borders (`| … |`, `+---+`) are whole lines. A terminal starts what it cut off at the
+/// first column, in the middle of whatever it was.
 fn unwrap(input: &str) -> Option<String> {
     const NARROWEST: usize = 60;
-    const TERMINAL_WIDTHS: [usize; 5] = [80, 100, 120, 132, 160];
+    const TERMINAL_DEFAULT: usize = 80;
     let width = |l: &str| l.chars().count();
-    let columns = input.lines().map(width).max()?;
-    let reached = input.lines().filter(|l| width(l) == columns).count();
-    if columns < NARROWEST || (reached < 2 && !TERMINAL_WIDTHS.contains(&columns)) {
+    let lines: Vec<&str> = input.lines().collect();
+    let columns = lines.iter().map(|l| width(l)).max()?;
+    let reached = lines.iter().filter(|l| width(l) == columns).count();
+    if columns < NARROWEST || (reached < 2 && columns != TERMINAL_DEFAULT) {
         return None;
     }
-    let lines: Vec<&str> = input.lines().collect();
-    let next = |i: usize| lines.get(i + 1).copied().unwrap_or("");
+    let boxed = |l: &str| {
+        let t = l.trim();
+        let edge = |c: Option<char>| matches!(c, Some('|' | '+' | '│' | '┃' | '╎'));
+        edge(t.chars().next()) && edge(t.chars().last())
+    };
     let own_line = |line: &str, next: &str| {
         next == line
+            || boxed(line)
             || text::starts_record(next)
             || LINE_HEAD.is_match(next)
             || same_opening(line, next)
             || same_columns(line, next)
     };
-    let cut = |i: usize| {
-        width(lines[i]) == columns && !next(i).trim().is_empty() && !own_line(lines[i], next(i))
-    };
+    // For each line of the longest length followed by text: whether it was cut there.
+    let cuts: Vec<Option<bool>> = (0..lines.len())
+        .map(|i| {
+            let next = lines.get(i + 1).copied().unwrap_or("");
+            (width(lines[i]) == columns && !next.trim().is_empty())
+                .then(|| !own_line(lines[i], next))
+        })
+        .collect();
     // Lines of one template that happen to share the longest length are followed by more of their own
     // kind as often as not; a terminal's cut lines seldom are.
-    let cuts = (0..lines.len()).filter(|&i| cut(i)).count();
-    let whole = (0..lines.len())
-        .filter(|&i| width(lines[i]) == columns && !next(i).trim().is_empty() && !cut(i))
-        .count();
-    if cuts == 0 || whole >= cuts {
+    let cut = cuts.iter().filter(|c| **c == Some(true)).count();
+    let whole = cuts.iter().filter(|c| **c == Some(false)).count();
+    if cut == 0 || whole >= cut {
         return None;
     }
     let mut out = String::with_capacity(input.len());
-    for (i, line) in lines.iter().enumerate() {
+    for (line, cut) in lines.iter().zip(&cuts) {
         out.push_str(line);
-        if !cut(i) {
+        if *cut != Some(true) {
             out.push('\n');
         }
     }
     Some(out)
 }
 
-/// The head of a log line that the record starts do not name: a `2022/11/14` date, a dmesg `[  38.77]`
-/// stamp or a logrus `ERRO[0000]` level. (Not a `program: ` name: a cut word's tail reads as one.)
+/// The head of a line that the record starts do not name: a `2022/11/14` date, a dmesg `[  38.77]` stamp, a
+/// logrus `ERRO[0000]` level, or a describe field (`Status:  Pending`). (Not a lowercase `program: ` name: a
+/// cut word's tail reads as one.)
 static LINE_HEAD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(?:\d{4}[-/]\d\d[-/]\d\d|\[\s*\d+\.\d+\]|[A-Z]{4}\[\d+\])").expect("line head")
+    Regex::new(
+        r"^(?:\d{4}[-/]\d\d[-/]\d\d|\[\s*\d+\.\d+\]|[A-Z]{4}\[\d+\]|[A-Z][A-Za-z ]{0,30}:\s)",
+    )
+    .expect("line head")
 });
 
 /// Whether two lines open alike, as lines printed from one template do: the same first word, the same
@@ -319,14 +332,27 @@ fn same_opening(a: &str, b: &str) -> bool {
 /// Whether two lines are rows of one table: two or more columns (text after a run of two or more spaces)
 /// start at the same place in both.
 fn same_columns(a: &str, b: &str) -> bool {
-    let starts = |l: &str| -> Vec<usize> {
+    let starts = |l: &str| {
         let c: Vec<char> = l.chars().collect();
         (2..c.len())
             .filter(|&i| c[i] != ' ' && c[i - 1] == ' ' && c[i - 2] == ' ')
-            .collect()
+            .collect::<Vec<usize>>()
     };
-    let b = starts(b);
-    starts(a).iter().filter(|i| b.contains(i)).count() >= 2
+    // Both lists ascend: walk them together.
+    let (a, b) = (starts(a), starts(b));
+    let (mut i, mut j, mut shared) = (0, 0, 0);
+    while i < a.len() && j < b.len() && shared < 2 {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                shared += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    shared >= 2
 }
 
 /// A `kubectl get events` table or `kubectl get pods` listing about several objects becomes one Evidence
@@ -601,6 +627,21 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_precompiled_driver_daemonset_row_that_is_not_ready_is_read() {
+        // The GPU Operator names a precompiled driver's DaemonSet after its kernel and OS
+        // (`nvidia-driver-daemonset-$KERNEL-$OS`); here in `kubectl get ds`'s columns.
+        let paste = "NAME                                                        DESIRED   CURRENT   READY   UP-TO-DATE   AVAILABLE   NODE SELECTOR   AGE\nnvidia-driver-daemonset-5.15.0-105-generic-ubuntu22.04      1         1         0       1            0           <none>          5m\n";
+        let (_, evs) = parse(paste, "x").unwrap();
+        let d = crate::diagnose::diagnose(&evs[0]);
+        assert_eq!(d.primary, crate::rules::Category::DevicePlugin);
+        assert!(
+            d.causes[0].summary.contains("GPU driver DaemonSet"),
+            "{}",
+            d.causes[0].summary
+        );
+    }
+
+    #[test]
     fn a_terminal_hard_wrap_is_undone_and_lines_of_one_template_are_not() {
         // From tests/fixtures/real/s9021-…, cut at 80 columns as a terminal does.
         let line = "2019/11/28 16:07:11 Failed to initialize NVML: could not load NVML library.";
@@ -615,8 +656,20 @@ mod tests {
         let template = "modprobe: ERROR: could not insert 'ipmi_msghandler': Invalid argument\n\
                         modprobe: ERROR: could not insert 'ipmi_devintf': Invalid argument\n";
         assert_eq!(unwrap(template), None);
-        // A longest line of an unusual width, alone, is not a cut.
+        // A longest line of another width than a terminal's default, alone, is not a cut.
         assert_eq!(unwrap(&format!("{}\nnext\n", "x".repeat(97))), None);
+        assert_eq!(unwrap(&format!("{}\nnext\n", "x".repeat(160))), None);
+        // A box's rows and borders (nvidia-smi's table) are whole lines.
+        let border = format!("+{}+", "-".repeat(78));
+        let row = format!("| NVIDIA-SMI 535.104.05{}|", " ".repeat(57));
+        let table = format!("{border}\n{row}\n{border}\n");
+        assert_eq!(unwrap(&table), None);
+        // Rows of one table line up.
+        assert!(same_columns(
+            "gpu-operator   nvidia-driver-daemonset   1",
+            "gpu-operator   nvidia-device-plugin-ds   5"
+        ));
+        assert!(!same_columns("a  b", "c  d"));
     }
 
     #[test]

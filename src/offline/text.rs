@@ -8,7 +8,9 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::evidence::{Evidence, PodFacts, Signal, SignalSource, Target, Toleration};
+use crate::evidence::{
+    Evidence, PodFacts, Signal, SignalSource, Target, Toleration, is_driver_daemonset,
+};
 use crate::sanitize;
 
 static EVENT_ROW: LazyLock<Regex> = LazyLock::new(|| {
@@ -314,7 +316,10 @@ fn plugin_daemonset_row(line: &str) -> Option<Signal> {
             .map(|c| c.parse().ok())
             .collect::<Option<_>>()?;
         let driver = is_driver_daemonset(name);
-        if !(is_plugin_daemonset(name) || driver) || !is_dns_label(name) {
+        // A precompiled driver's DaemonSet names its kernel (`…-5.15.0-105-generic-ubuntu22.04`): dots.
+        let named = is_dns_label(name)
+            || (driver && name.len() <= 253 && name.split('.').all(is_dns_label));
+        if !(is_plugin_daemonset(name) || driver) || !named {
             return None;
         }
         let (desired, ready) = (counts[0], counts[2]);
@@ -377,13 +382,6 @@ fn is_plugin_daemonset(name: &str) -> bool {
     .iter()
     .any(|p| name.contains(p))
         && !name.contains("mps")
-}
-
-/// The GPU Operator's driver DaemonSet (`nvidia-driver-daemonset`, and its precompiled
-/// `nvidia-driver-daemonset-5.15.0-…` form). A node whose driver Pod is not ready has no driver, so the
-/// operator never starts its device plugin there.
-fn is_driver_daemonset(name: &str) -> bool {
-    name.starts_with("nvidia-driver-daemonset") || name.starts_with("nvidia-vgpu-manager-daemonset")
 }
 
 /// What a device-plugin DaemonSet's counts say.

@@ -86,7 +86,8 @@ pub static CATCH_ALL: &[&str] = &[
 /// find is `nvidia-smi`, which the nvidia runtime injects (GW416 would call it the image's own command, GW418 an
 /// unexplained runtime failure); GW436 says why the NVIDIA hook's NVML failed, a driver/library version mismatch
 /// (GW410 would only say the hook failed); GW519 says the kubelet could not read the claim in its API version
-/// (GW308 would blame the DRA driver).
+/// (GW308 would blame the DRA driver); GW438 names the device node a stale CDI spec lists, which the NVIDIA
+/// runtime's and containerd's wrappers (GW413, GW418) only say failed.
 pub static REFINES: &[(&str, &str)] = &[
     ("GW146", "GW105"),
     ("GW151", "GW145"),
@@ -97,6 +98,8 @@ pub static REFINES: &[(&str, &str)] = &[
     ("GW431", "GW418"),
     ("GW436", "GW410"),
     ("GW519", "GW308"),
+    ("GW438", "GW413"),
+    ("GW438", "GW418"),
     ("GW602", "GW439"),
 ];
 
@@ -3633,8 +3636,8 @@ pub static RULES: &[Rule] = &[
             },
         ],
         fix: None,
-        example: "Error: setting up CDI devices: failed to inject devices: failed to stat CDI host device \"/dev/dri/renderD129\": no such file or directory",
-        example_source: "https://github.com/NVIDIA/nvidia-container-toolkit/issues/885",
+        example: "docker: Error response from daemon: failed to create task for container: failed to create shim task: OCI runtime create failed: could not apply required modification to OCI specification: error modifying OCI spec: failed to inject CDI devices: failed to inject devices: failed to stat CDI host device \"/dev/fb0\": no such file or directory: unknown",
+        example_source: "https://github.com/rozni/find-my-kitten/blob/main/isaac_ros_yolov8.md (podman's form: tests/fixtures/real/s73015-…)",
         near_miss: "CDI device (\"/dev/nvidia0\", \"/dev/nvidia0\"), host type mismatch (c, b)",
     },
     Rule {
