@@ -1054,8 +1054,10 @@ fn stack_pod_down(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
     // down; a Pod that waits for a node (Pending), an evicted or superseded one, or one whose state the input
     // does not show has a cause of its own that the input does not show.
     let exporter = lower.contains("dcgm-exporter");
+    // The exporter's init containers wait for the driver and the toolkit: a failure there is theirs, which
+    // the input does not show.
     let failing = |s: &str| {
-        (advertises || exporter)
+        (advertises || (exporter && !s.starts_with("Init:")))
             && matches!(
                 s.strip_prefix("Init:").unwrap_or(s),
                 "Error"
@@ -1094,7 +1096,7 @@ fn stack_pod_down(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
     } else {
         name
     };
-    if exporter && !waits_in_init(&state) && !state.starts_with("Init:") {
+    if exporter && !state.starts_with("Init:") {
         cause.category = Category::Other;
         cause.summary = format!(
             "{name} is the DCGM exporter (the GPUs' metrics for Prometheus) and does not run ({state}): it takes no GPU from any Pod, so only the metrics are missing; its log says why"

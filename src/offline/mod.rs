@@ -627,6 +627,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_dcgm_exporter_down_is_other_unless_it_waits_in_its_init_containers() {
+        let listing = |status: &str| {
+            format!(
+                "NAME                         READY   STATUS       RESTARTS   AGE\nnvidia-dcgm-exporter-5xk2w   0/1     {status}   3          10m\n"
+            )
+        };
+        let primary = |status: &str| {
+            let (_, evs) = parse(&listing(status), "x").unwrap();
+            crate::diagnose::diagnose(&evs[0]).primary
+        };
+        assert_eq!(primary("CrashLoopBackOff"), crate::rules::Category::Other);
+        assert_eq!(primary("Error"), crate::rules::Category::Other);
+        assert_eq!(primary("Init:Error"), crate::rules::Category::Unknown);
+        assert_eq!(
+            primary("Init:CrashLoopBackOff"),
+            crate::rules::Category::Unknown
+        );
+    }
+
+    #[test]
     fn a_precompiled_driver_daemonset_row_that_is_not_ready_is_read() {
         // The GPU Operator names a precompiled driver's DaemonSet after its kernel and OS
         // (`nvidia-driver-daemonset-$KERNEL-$OS`); here in `kubectl get ds`'s columns.
