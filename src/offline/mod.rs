@@ -257,8 +257,8 @@ fn unquote(input: &str) -> Option<String> {
 /// The column is the longest line's length when two or more lines reach it, or when one does and that
 /// length is a terminal's default 80 columns; a line of that length is glued to the next unless the next
 /// reads as a line of its own: it starts a record or a describe field, opens as the line does (the same
-/// template), is indented as the line is, repeats it, or lines up with it as the next row of a table does;
-/// a box's rows and borders (`| … |`, `+---+`) are whole lines. A terminal starts what it cut off at the
+/// template), is indented after an indented line, repeats it, or lines up with it as the next row of a table
+/// does; a box's rows and borders (`| … |`, `+---+`) are whole lines. A terminal starts what it cut off at the
 /// first column, in the middle of whatever it was.
 fn unwrap(input: &str) -> Option<String> {
     const NARROWEST: usize = 60;
@@ -275,9 +275,13 @@ fn unwrap(input: &str) -> Option<String> {
         let edge = |c: Option<char>| matches!(c, Some('|' | '+' | '│' | '┃' | '╎'));
         edge(t.chars().next()) && edge(t.chars().last())
     };
+    // An indented line (YAML, a describe field) followed by another indented one is a document's structure;
+    // a terminal's continuation starts at the first column, and only a cut in a table's padding indents it.
+    let indented = |l: &str| l.starts_with(' ') || l.starts_with('\t');
     let own_line = |line: &str, next: &str| {
         next == line
             || boxed(line)
+            || (indented(line) && next.starts_with("  "))
             || text::starts_record(next)
             || LINE_HEAD.is_match(next)
             || same_opening(line, next)
@@ -679,6 +683,14 @@ mod tests {
         // A longest line of another width than a terminal's default, alone, is not a cut.
         assert_eq!(unwrap(&format!("{}\nnext\n", "x".repeat(97))), None);
         assert_eq!(unwrap(&format!("{}\nnext\n", "x".repeat(160))), None);
+        // YAML folded at 80 columns (c001's message, under a key indented by two) is the document's own
+        // structure: its continuation is indented.
+        let line =
+            "  message: 0/10 nodes are available: 1 node(s) had taint {workload: aiml}, that ";
+        assert_eq!(line.chars().count(), 80);
+        let folded =
+            format!("{line}\n    the pod didn't tolerate, 9 Insufficient nvidia.com/gpu.\n");
+        assert_eq!(unwrap(&folded), None);
         // A box's rows and borders (nvidia-smi's table) are whole lines.
         let border = format!("+{}+", "-".repeat(78));
         let row = format!("| NVIDIA-SMI 535.104.05{}|", " ".repeat(57));
