@@ -438,10 +438,20 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
 /// (the GPU Pod's own selector is not at fault, so it is not `node-affinity`). Either is what to fix
 /// unless something other than a GPU shortfall blocks the Pod; returns its index when it is primary.
 fn plugin_daemonset(ev: &Evidence, causes: &mut Vec<Cause>, ctx: &Context) -> Option<usize> {
-    let row = ev
-        .signals
-        .iter()
-        .find(|s| s.source == Some(SignalSource::Daemonset))?;
+    // The GPU Operator starts a node's device plugin only once its driver is ready: when the driver's
+    // DaemonSet is not ready either, it is the one to fix.
+    let is_driver = |s: &Signal| {
+        s.object
+            .as_deref()
+            .and_then(|o| o.strip_prefix("daemonset/"))
+            .is_some_and(crate::evidence::is_driver_daemonset)
+    };
+    let rows = || {
+        ev.signals
+            .iter()
+            .filter(|s| s.source == Some(SignalSource::Daemonset))
+    };
+    let row = rows().find(|s| is_driver(s)).or_else(|| rows().next())?;
     let name = row
         .object
         .as_deref()

@@ -651,6 +651,21 @@ mod tests {
     }
 
     #[test]
+    fn a_driver_daemonset_not_ready_outranks_the_plugins_that_wait_for_it() {
+        // gpu-operator#751: every operand waits for the driver, which does not come up.
+        let paste = include_str!(
+            "../../tests/fixtures/real/s18001-microk8s-operands-wait-driver-daemonset-not-ready.txt"
+        );
+        let (_, evs) = parse(paste, "x").unwrap();
+        let d = crate::diagnose::diagnose(&evs[0]);
+        assert!(
+            d.causes[0].summary.contains("nvidia-driver-daemonset"),
+            "{}",
+            d.causes[0].summary
+        );
+    }
+
+    #[test]
     fn a_precompiled_driver_daemonset_row_that_is_not_ready_is_read() {
         // The GPU Operator names a precompiled driver's DaemonSet after its kernel and OS
         // (`nvidia-driver-daemonset-$KERNEL-$OS`); here in `kubectl get ds`'s columns.
