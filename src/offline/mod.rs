@@ -88,8 +88,8 @@ pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
                     // `[422] …`, `[2024-…] …`: a bracketed tag on pasted text, not JSON; or a JSON
                     // document cut short in a ticket that still carries its messages.
                     _ if !strongly_json(trimmed) || has_message_property(trimmed) => {
-                        let unwrapped = unwrap(input);
-                        let input = unwrapped.as_deref().unwrap_or(input);
+                        let rejoined = rejoin_wrapped(input);
+                        let input = rejoined.as_deref().unwrap_or(input);
                         Ok((Format::Text, split_by_object(text::read(input))))
                     }
                     // A whole JSON document (a `daemon.json`) with the reporter's other pastes after it:
@@ -105,20 +105,24 @@ pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
             }
         };
     }
+    // A terminal's hard wrap is undone at whichever step it was made: before the paste was quoted or
+    // indented, or after.
+    let rejoined = rejoin_wrapped(input);
+    let wrapped_after = rejoined.is_none();
+    let input = rejoined.as_deref().unwrap_or(input);
     // A paste indented as a markdown code block, or quoted as an email or a markdown quote, reads as it was
     // printed.
-    // A terminal's hard wrap is undone at whichever of these steps the wrap was made: before the paste was
-    // quoted or indented, or after.
-    let unwrapped = unwrap(input);
-    let wrapped_after = unwrapped.is_none();
-    let input = unwrapped.as_deref().unwrap_or(input);
     let dedented = dedent(input);
     let unquoted = unquote(dedented.as_deref().unwrap_or(input))
         .map(|q| dedent(&q).unwrap_or(q))
         .or(dedented);
     let input = unquoted.as_deref().unwrap_or(input);
-    let unwrapped = if wrapped_after { unwrap(input) } else { None };
-    let input = unwrapped.as_deref().unwrap_or(input);
+    let rejoined = if wrapped_after {
+        rejoin_wrapped(input)
+    } else {
+        None
+    };
+    let input = rejoined.as_deref().unwrap_or(input);
     if looks_like_yaml_object(input)
         && let Some(docs) = yaml_docs(input)
         && let Ok(evs) = objects::read(docs, what)
@@ -260,7 +264,7 @@ fn unquote(input: &str) -> Option<String> {
 /// template), is indented after an indented line, repeats it, or lines up with it as the next row of a table
 /// does; a box's rows and borders (`| … |`, `+---+`) are whole lines. A terminal starts what it cut off at the
 /// first column, in the middle of whatever it was.
-fn unwrap(input: &str) -> Option<String> {
+fn rejoin_wrapped(input: &str) -> Option<String> {
     const NARROWEST: usize = 60;
     const TERMINAL_DEFAULT: usize = 80;
     let width = |l: &str| l.chars().count();
@@ -688,16 +692,19 @@ mod tests {
         let (head, tail) = whole.split_at(80);
         let wrapped = format!("{line}\n{head}\n{tail}\n");
         assert_eq!(
-            unwrap(&wrapped).as_deref(),
+            rejoin_wrapped(&wrapped).as_deref(),
             Some(format!("{line}\n{whole}\n").as_str())
         );
         // Two lines of one width that each stand alone (tests/fixtures/real/s51010-…) stay apart.
         let template = "modprobe: ERROR: could not insert 'ipmi_msghandler': Invalid argument\n\
                         modprobe: ERROR: could not insert 'ipmi_devintf': Invalid argument\n";
-        assert_eq!(unwrap(template), None);
+        assert_eq!(rejoin_wrapped(template), None);
         // A longest line of another width than a terminal's default, alone, is not a cut.
-        assert_eq!(unwrap(&format!("{}\nnext\n", "x".repeat(97))), None);
-        assert_eq!(unwrap(&format!("{}\nnext\n", "x".repeat(160))), None);
+        assert_eq!(rejoin_wrapped(&format!("{}\nnext\n", "x".repeat(97))), None);
+        assert_eq!(
+            rejoin_wrapped(&format!("{}\nnext\n", "x".repeat(160))),
+            None
+        );
         // YAML folded at 80 columns (c001's message, under a key indented by two) is the document's own
         // structure: its continuation is indented.
         let line =
@@ -705,12 +712,12 @@ mod tests {
         assert_eq!(line.chars().count(), 80);
         let folded =
             format!("{line}\n    the pod didn't tolerate, 9 Insufficient nvidia.com/gpu.\n");
-        assert_eq!(unwrap(&folded), None);
+        assert_eq!(rejoin_wrapped(&folded), None);
         // A box's rows and borders (nvidia-smi's table) are whole lines.
         let border = format!("+{}+", "-".repeat(78));
         let row = format!("| NVIDIA-SMI 535.104.05{}|", " ".repeat(57));
         let table = format!("{border}\n{row}\n{border}\n");
-        assert_eq!(unwrap(&table), None);
+        assert_eq!(rejoin_wrapped(&table), None);
         // Rows of one table line up.
         assert!(same_columns(
             "gpu-operator   nvidia-driver-daemonset   1",
