@@ -409,7 +409,9 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
         whose_component_failure(
             c,
             &format!("{} {containers}", names.map(|n| n.unwrap_or("")).join(" ")),
+            looping_container(ev),
             reported_unadvertised,
+            &ctx,
         );
         whose_shortfall_at_admission(c, reported_busy);
         whose_denial(c);
@@ -1012,6 +1014,49 @@ fn stops_at(text: &str, markers: &[&str]) -> bool {
     })
 }
 
+/// The GPU Operator validator's check (init container) that a crash loop's lowercased text says keeps
+/// failing: named on the line that reports the loop (`container=toolkit-validation`, `for \"toolkit-validation\"
+/// with CrashLoopBackOff`), or heading the container's block in `kubectl describe` above its
+/// `Reason: CrashLoopBackOff`.
+fn failing_validation(text: &str) -> Option<&'static str> {
+    const CHECKS: [&str; 4] = [
+        "driver-validation",
+        "toolkit-validation",
+        "cuda-validation",
+        "plugin-validation",
+    ];
+    let lines: Vec<&str> = text.lines().collect();
+    let looping = lines.iter().position(|l| {
+        let l = l.to_ascii_lowercase();
+        l.contains("crashloopbackoff") || l.contains("back-off")
+    })?;
+    let named = |l: &str| {
+        CHECKS
+            .into_iter()
+            .find(|c| l.to_ascii_lowercase().contains(c))
+    };
+    named(lines[looping]).or_else(|| {
+        lines[..looping].iter().rev().find_map(|l| {
+            let head = l.trim().strip_suffix(':')?;
+            CHECKS.into_iter().find(|c| head.eq_ignore_ascii_case(c))
+        })
+    })
+}
+
+/// The container whose status says it does not run (`CrashLoopBackOff`, `Error`), from its block in
+/// `kubectl describe` or the Pod's status.
+fn looping_container(ev: &Evidence) -> Option<&str> {
+    ev.signals.iter().find_map(|s| {
+        let looping = s.source == Some(SignalSource::ContainerStatus)
+            && matches!(
+                s.reason.as_deref(),
+                Some("CrashLoopBackOff" | "Error" | "RunContainerError" | "StartError")
+            );
+        let path = s.field_path.as_deref().filter(|_| looping)?;
+        path.split_once('{')?.1.strip_suffix('}')
+    })
+}
+
 /// Whether lowercased text names a GPU Operator validator.
 fn names_validator(text: &str) -> bool {
     text.contains("validator") || text.contains("validation")
@@ -1206,7 +1251,13 @@ fn whose_text(c: &Cause, target: &str) -> String {
 /// plugin's means its node advertises nothing (`device-plugin`), and so does the driver installer's (no driver,
 /// no GPU for the plugin to find); a validator's or toolkit's has a cause the text does not name (`unknown`),
 /// unless the reporter says the node advertises no GPU. The Pod's name, its owner and its containers' names say whose container it is.
-fn whose_component_failure(c: &mut Cause, target: &str, reported_unadvertised: bool) {
+fn whose_component_failure(
+    c: &mut Cause,
+    target: &str,
+    looping: Option<&str>,
+    reported_unadvertised: bool,
+    ctx: &Context,
+) {
     // The driver's or the device plugin's image cannot be pulled (none is published for this OS or kernel,
     // none for this architecture): the driver never installs or the plugin never runs, so no GPU is advertised.
     if c.rule == Some("GW501") {
@@ -1284,6 +1335,52 @@ fn whose_component_failure(c: &mut Cause, target: &str, reported_unadvertised: b
     // A validator's name can hold the component it validates (`nvidia-device-plugin-validator`).
     if names_validator(&text) {
         c.category = Category::Unknown;
+        // The GPU Operator's validator runs its checks in order, each an init container: the one that loops
+        // is the first that fails, so the ones before it passed.
+        let check = c
+            .evidence
+            .iter()
+            .find_map(|e| failing_validation(&e.text))
+            .or_else(|| failing_validation(&format!("{}: CrashLoopBackOff", looping?)));
+        // (the check, its category, what its failure means, the operand whose log says more)
+        let verdict = match check {
+            Some("driver-validation") => Some((
+                Category::DevicePlugin,
+                "the driver is not ready on this node, so its device plugin waits and the node advertises no GPU",
+                "nvidia-driver-daemonset",
+            )),
+            Some("toolkit-validation") => Some((
+                Category::RuntimeHook,
+                "the driver passed its check, but a container started through the nvidia runtime does not get it (the toolkit's runtime configuration, hook or driver root)",
+                "nvidia-container-toolkit-daemonset",
+            )),
+            Some("plugin-validation") => Some((
+                Category::DevicePlugin,
+                "the driver and the toolkit passed, but the device plugin advertises no GPU on this node",
+                "nvidia-device-plugin-daemonset",
+            )),
+            _ => None,
+        };
+        if let (Some(check), Some((category, means, operand))) = (check, verdict) {
+            c.category = category;
+            c.summary = format!(
+                "the GPU Operator's {check} keeps failing: {means}; the check's log says what it found"
+            );
+            c.next = vec![
+                ctx.step(
+                    &format!("kubectl logs {{pod}} -n {{namespace}} -c {check} --previous"),
+                    Where::Cluster,
+                    "read what the check found",
+                ),
+                ctx.step(
+                    &format!(
+                        "kubectl logs -n {{namespace}} -l app={operand} --all-containers --tail=50"
+                    ),
+                    Where::Cluster,
+                    "read the log of the operand the check validates",
+                ),
+            ];
+        }
     } else if has(&["node-feature-discovery-worker", "nfd-worker"]) && has(&["gpu-operator"]) {
         // The GPU Operator deploys its driver, toolkit and device plugin on the nodes that Node Feature
         // Discovery labels as having an NVIDIA PCI device; while NFD's worker crashes, no node is labelled.
@@ -2035,9 +2132,12 @@ fn pick_primary(causes: &[Cause], gpu_selector: bool) -> usize {
         .unwrap_or(&0)
 }
 
-/// Catch-all rules that a more specific rule of the same category should beat (2: the last resort).
+/// Catch-all rules that a more specific rule of the same category should beat (2: the last resort). A crash
+/// loop that the component it hits made a GPU cause (a validator's check) is a symptom: any message of that
+/// category says more.
 fn is_fallback(c: &Cause) -> u8 {
     match c.rule {
+        Some("GW505") => 3,
         Some("GW418") => 2,
         Some("GW211" | "GW305" | "GW410" | "GW118" | "GW417") => 1,
         // The reporter's words yield to a component's message of the same category.

@@ -91,6 +91,18 @@ pub(super) fn read(input: &str) -> Evidence {
                 && lines
                     .get(i + 1)
                     .is_some_and(|n| n.starts_with("Namespace:")));
+        // One container's block pasted without its `Containers:` heading: `cuda:`, then `Container ID:`.
+        if top_level && opens_container_block(&lines[i..]) {
+            let n = lines[i + 1..]
+                .iter()
+                .position(|l| ends_container_block(l))
+                .map_or(lines.len() - i, |p| p + 1);
+            flush_plain(&mut plain, &mut ev);
+            read_containers(&lines[i..i + n], &mut pod, &mut ev);
+            pod_seen = true;
+            i += n;
+            continue;
+        }
         if let Some(c) = FIELD.captures(line.trim_start()).filter(|_| top_level) {
             let key = c["key"].trim().to_string();
             let value = c["value"].trim().to_string();
@@ -352,7 +364,7 @@ fn plugin_daemonset_row(line: &str) -> Option<Signal> {
     })
 }
 
-/// A Kubernetes object name of the DNS-1123 label kind (namespaces, DaemonSets).
+/// A Kubernetes object name of the DNS-1123 label kind (namespaces, DaemonSets, containers).
 fn is_dns_label(s: &str) -> bool {
     (1..=63).contains(&s.len())
         && s.bytes()
@@ -873,6 +885,34 @@ fn parse_toleration(l: &str) -> Option<Toleration> {
     })
 }
 
+/// Whether the lines open one container's block from `kubectl describe` (its name alone, then its
+/// `Container ID:` or `Image:`), cut from the Pod's.
+fn opens_container_block(lines: &[&str]) -> bool {
+    let (Some(head), Some(next)) = (lines.first(), lines.get(1)) else {
+        return false;
+    };
+    let next = next.trim_start();
+    head.trim().strip_suffix(':').is_some_and(is_dns_label)
+        && (next.starts_with("Container ID:") || next.starts_with("Image:"))
+}
+
+/// Whether a line after a container's block (pasted without its heading) is the Pod's again: a section of
+/// the Pod (`Conditions:`, `Events:`) at the left edge.
+fn ends_container_block(line: &str) -> bool {
+    !line.starts_with([' ', '\t'])
+        && FIELD.captures(line).is_some_and(|c| {
+            matches!(
+                c["key"].trim(),
+                "Conditions"
+                    | "Volumes"
+                    | "Events"
+                    | "QoS Class"
+                    | "Node-Selectors"
+                    | "Tolerations"
+            )
+        })
+}
+
 /// Container blocks: `Limits:`/`Requests:` resources and `State:`/`Last State:` reason and message.
 fn read_containers(block: &[&str], pod: &mut PodFacts, ev: &mut Evidence) {
     let mut current: Option<String> = None;
@@ -904,7 +944,9 @@ fn read_containers(block: &[&str], pod: &mut PodFacts, ev: &mut Evidence) {
         let l = block[j];
         let indent = l.len() - l.trim_start().len();
         let t = l.trim();
-        if indent <= 2 && t.ends_with(':') && !t.contains(' ') {
+        // A container's name heads its block; it is a DNS label, where the block's own keys (`Args:`,
+        // `Mounts:`) are capitalised, so a paste that lost its indentation still tells them apart.
+        if indent <= 2 && t.strip_suffix(':').is_some_and(is_dns_label) {
             current = Some(sanitize::line(t.trim_end_matches(':')));
             if let Some(c) = &current {
                 pod.containers.push(c.clone());
@@ -995,6 +1037,24 @@ mod tests {
             Some("spec.containers{cuda}")
         );
         assert!(ev.signals[1].message.contains("driver not loaded"));
+    }
+
+    #[test]
+    fn a_container_block_without_its_heading_is_read_as_one_even_flush_left() {
+        for text in [
+            "toolkit-validation:\n  Container ID:  containerd://5678\n  Args:\n    nvidia-validator\n  State:          Waiting\n    Reason:       CrashLoopBackOff\n  Last State:     Terminated\n    Reason:       Error\n",
+            "toolkit-validation:\nContainer ID: containerd://5678\nArgs:\nnvidia-validator\nState: Waiting\nReason: CrashLoopBackOff\nLast State: Terminated\nReason: Error\n",
+        ] {
+            let ev = read(text);
+            let s = &ev.signals[0];
+            assert_eq!(s.source, Some(SignalSource::ContainerStatus), "{text}");
+            assert_eq!(s.reason.as_deref(), Some("CrashLoopBackOff"));
+            assert_eq!(
+                s.field_path.as_deref(),
+                Some("spec.containers{toolkit-validation}")
+            );
+            assert_eq!(ev.pod.and_then(|p| p.reason), None, "{text}");
+        }
     }
 
     #[test]

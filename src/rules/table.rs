@@ -87,7 +87,8 @@ pub static CATCH_ALL: &[&str] = &[
 /// unexplained runtime failure); GW436 says why the NVIDIA hook's NVML failed, a driver/library version mismatch
 /// (GW410 would only say the hook failed); GW519 says the kubelet could not read the claim in its API version
 /// (GW308 would blame the DRA driver); GW438 names the device node a stale CDI spec lists, which the NVIDIA
-/// runtime's and containerd's wrappers (GW413, GW418) only say failed.
+/// runtime's and containerd's wrappers (GW413, GW418) only say failed; GW440 says the hook's NVML was refused the
+/// device nodes (GW410, GW417 and GW418 would only say the hook or the runtime failed).
 pub static REFINES: &[(&str, &str)] = &[
     ("GW146", "GW105"),
     ("GW151", "GW145"),
@@ -101,6 +102,9 @@ pub static REFINES: &[(&str, &str)] = &[
     ("GW438", "GW413"),
     ("GW438", "GW418"),
     ("GW602", "GW439"),
+    ("GW440", "GW410"),
+    ("GW440", "GW417"),
+    ("GW440", "GW418"),
 ];
 
 /// Rules that read the reporter's own words (or the manifests they pasted) in a ticket, not a component's
@@ -1528,7 +1532,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the GPU Operator's driver container and driver manager log (nvidia-driver-daemonset)",
-        pattern: r"\bCompiling NVIDIA driver kernel modules\.\.\.|\bInstalling NVIDIA driver kernel modules\.\.\.|=+ NVIDIA Software Installer =+|\bStarting installation of NVIDIA driver (?:branch|version) \S+ for Linux kernel version (?P<kernel>\S+)|\bGetting current value of the 'nvidia\.com/gpu\.deploy\.[\w.-]+' node label\b|\bnvidia driver module is already loaded with refcount \d+|\bShutting down all GPU clients on the current node\b|\bUncompressing NVIDIA Accelerated Graphics Driver for Linux\b|\bUnloading NVIDIA driver kernel modules\.\.\.|\bbroken driver toolkit detected\b",
+        pattern: r"\bCompiling NVIDIA driver kernel modules\.\.\.|\bInstalling NVIDIA driver kernel modules\.\.\.|=+ NVIDIA Software Installer =+|\bStarting installation of NVIDIA driver (?:branch|version) \S+ for Linux kernel version (?P<kernel>\S+)|\bGetting current value of the 'nvidia\.com/gpu\.deploy\.[\w.-]+' node label\b|\bnvidia driver module is already loaded with refcount \d+|\bShutting down all GPU clients on the current node\b|\bUncompressing NVIDIA Accelerated Graphics Driver for Linux\b|\bUnloading NVIDIA driver kernel modules\.\.\.|\bStopping NVIDIA persistence daemon\.\.\.|\bbroken driver toolkit detected\b",
         summary: "the GPU Operator's driver container has not finished: its log stops before the driver is loaded, so the node advertises no GPU yet",
         explanation: doc!(
             "The ticket holds the log of the GPU Operator's driver Pod: the driver manager preparing the node, or the driver container installing or compiling the kernel modules. It stops before the driver is loaded (`Done, now waiting for signal`); until then the toolkit, the device plugin and the other operands wait, and the node advertises no GPU.",
@@ -3669,6 +3673,36 @@ pub static RULES: &[Rule] = &[
         example: "[HAMI-core ERROR (pid:565 thread=140267266266944 multiprocess_memory_limit.c:831)]: Illegal device id: 850725928\n!!!!!!! Segfault encountered !!!!!!!",
         example_source: "https://github.com/Project-HAMi/HAMi-core/issues/169",
         near_miss: "[HAMI-core Warn(1046:140457967137280:utils.c:183)]: get default cuda from (null)",
+    },
+    Rule {
+        id: "GW440",
+        name: "nvml-insufficient-permissions",
+        category: C::RuntimeHook,
+        gate: G::Runtime,
+        looks_at: "nvidia-smi run inside the container, or the NVIDIA hook's error in a CreateContainerError/RunContainerError",
+        pattern: r"\b(?:Failed to initialize NVML|nvml error): [Ii]nsufficient [Pp]ermissions\b",
+        summary: "the GPU's device nodes cannot be opened from the container: NVML reports insufficient permissions",
+        explanation: doc!(
+            "NVML (the library under `nvidia-smi`, CUDA's management calls and the NVIDIA hook) opened the GPU's device nodes (`/dev/nvidiactl`, `/dev/nvidia0`) and was refused. The GPU was handed to the container; the host does not let the container's process use it.",
+            "On RHEL, Fedora and other SELinux hosts the device nodes or the driver's files carry labels a container may not use (`container_use_devices` off, files installed without their labels). Otherwise the device nodes' mode or group keeps the container's user out (a CDI spec that sets a `gid`, a udev rule, a rootless runtime), or the container's device cgroup does not allow them.",
+            "Check the device nodes' mode and SELinux labels on the node and look for AVC denials; on SELinux hosts `setsebool -P container_use_devices 1` or relabelling the driver's files (`nvidia-container-cli -k list | restorecon -v -f -`) fixes it. `--privileged` working where the Pod fails confirms it.",
+        ),
+        next: &[
+            Next {
+                command: "ls -lZ /dev/nvidia*",
+                place: Node,
+                why: "see the device nodes' mode, group and SELinux labels",
+            },
+            Next {
+                command: "ausearch -m avc -ts recent | grep -i nvidia",
+                place: Node,
+                why: "find SELinux denials of the container's access to the GPU",
+            },
+        ],
+        fix: None,
+        example: "failed to create task for container: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: error during container init: error running hook #0: error running hook: exit status 1, stdout: , stderr: nvidia-container-cli.real: initialization error: nvml error: insufficient permissions: unknown",
+        example_source: "https://github.com/NVIDIA/gpu-operator/issues/679",
+        near_miss: "Failed to initialize NVML: Unknown Error",
     },
     Rule {
         id: "GW501",
