@@ -1109,6 +1109,11 @@ fn stack_pod_down(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
     // down; a Pod that waits for a node (Pending), an evicted or superseded one, or one whose state the input
     // does not show has a cause of its own that the input does not show.
     let exporter = lower.contains("dcgm-exporter");
+    // The plugin's or the driver's Pod that has its node and is still `Pending` was never started there.
+    let bound = ev
+        .pod
+        .as_ref()
+        .is_some_and(|p| p.node_name.is_some() && p.scheduled.as_deref() != Some("False"));
     // The exporter's init containers wait for the driver and the toolkit: a failure there is theirs, which
     // the input does not show.
     let failing = |s: &str| {
@@ -1132,9 +1137,9 @@ fn stack_pod_down(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
             )
         })
         .find_map(|e| {
-            e.reason
-                .clone()
-                .filter(|r| failing(r) || (gated && waits_in_init(r)))
+            e.reason.clone().filter(|r| {
+                failing(r) || (gated && waits_in_init(r)) || (advertises && bound && r == "Pending")
+            })
         });
     let Some(state) = state else {
         return Diagnosis {
@@ -1171,6 +1176,10 @@ fn stack_pod_down(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
     cause.summary = if waits_in_init(&state) && is_driver {
         format!(
             "{name} is the driver's Pod and waits in its init containers ({state}): until the driver is loaded, its node advertises no GPU"
+        )
+    } else if state == "Pending" {
+        format!(
+            "{name} belongs to the GPU stack and has its node but was never started there (Pending): until it runs, its node advertises no GPU"
         )
     } else if waits_in_init(&state) {
         format!(
