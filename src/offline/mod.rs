@@ -2,6 +2,7 @@
 //! bytes (size cap, binary and UTF-8 checks) and detecting the format without being told; `objects` reads
 //! JSON/YAML API objects, `text` reads describe output, event tables, bare messages and log lines.
 
+mod flattened;
 pub mod objects;
 mod text;
 
@@ -60,6 +61,13 @@ pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
     let input = spaced.as_deref().unwrap_or(input);
     let unfenced = if json { None } else { unfence(input) };
     let input = unfenced.as_deref().unwrap_or(input);
+    // A ticket field that turned the paste's line breaks into spaces.
+    let restored = if json {
+        None
+    } else {
+        flattened::restore_lines(input)
+    };
+    let input = restored.as_deref().unwrap_or(input);
     let trimmed = input.trim_start();
     if trimmed.starts_with('{')
         && let Some(evs) = objects::read_list_json(trimmed, what)
@@ -548,12 +556,12 @@ fn strongly_json(s: &str) -> bool {
 }
 
 fn has_message_property(s: &str) -> bool {
-    s.lines().any(|l| {
-        let t = l.trim_start();
-        t.starts_with("\"message\":") || t.starts_with("\"msg\":")
-    }) || ["{\"message\":\"", "{\"msg\":\"", "{\"error\":\""]
-        .iter()
-        .any(|k| s.contains(k))
+    // At a line's start or an object's, also when a ticket glued the lines (`{    "message":"…`).
+    static PROPERTY: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"(?m)^\s*"(?:message|msg)":|\{\s*"(?:message|msg|error)":\s*""#)
+            .expect("message property regex")
+    });
+    PROPERTY.is_match(s)
 }
 
 /// A structured log record (zap, klog's JSON format), not a Kubernetes object: no `kind`, and a `msg` or

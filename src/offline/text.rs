@@ -31,7 +31,8 @@ static OBJECT: LazyLock<Regex> = LazyLock::new(|| {
 static FIELD: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^(?P<key>[A-Z][A-Za-z -]*):\s*(?P<value>.*)$").expect("field"));
 static ASSIGNED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"Successfully assigned (?P<ns>[a-z0-9.-]+)/(?P<name>[a-z0-9.-]+) to (?P<node>[A-Za-z0-9.-]+)").expect("assigned")
+    // A paste can cut the node's name off (`… to` ending the line).
+    Regex::new(r"Successfully assigned (?P<ns>[a-z0-9.-]+)/(?P<name>[a-z0-9.-]+) to\b(?: (?P<node>[A-Za-z0-9.-]+))?").expect("assigned")
 });
 static RECORD_START: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"^\s*(?:[-*>]\s+)?`?(?:pod didn't trigger|\d{4}-\d\d-\d\d[T ]|[A-Z][a-z]{2} +\d+ \d\d:\d\d|[EWIF]\d{4} |time=|level=|kubelet\[|containerd\[|Warning\b|Normal\b|Error\b|error:|Failed\b|failed to|0/\d+ nodes|no nodes available|pods? "|Pod "|spec\.|status:|message:|reason:|note:|\{|[Bb]ack-off |Allocate failed|Node didn't|nvidia-container-cli:|Events:|Name:|\$ |[\w.-]+@[\w.-]+:[^\s$#]*[$#] )"#).expect("record")
@@ -227,10 +228,12 @@ pub(super) fn read(input: &str) -> Evidence {
     ev
 }
 
+/// `kubectl get pods`' header: NAME (after NAMESPACE with `-A`) opens it, so a line that only holds those
+/// words further on (a paste whose line breaks were lost) is not one.
 fn is_pods_header(line: &str) -> bool {
     let cols: Vec<&str> = line.split_whitespace().collect();
     let at = |name: &str| cols.iter().position(|c| *c == name);
-    matches!((at("NAME"), at("READY"), at("STATUS")), (Some(n), Some(r), Some(s)) if n < r && r < s)
+    matches!((at("NAME"), at("READY"), at("STATUS")), (Some(n), Some(r), Some(s)) if n <= 1 && n < r && r < s)
 }
 
 fn is_headerless_pods_row(line: &str) -> bool {
@@ -431,12 +434,13 @@ fn note_assigned(s: &Signal, ev: &mut Evidence, pod: &mut PodFacts) {
             ev.target.name = Some(c["name"].to_string());
             ev.target.namespace = Some(c["ns"].to_string());
         }
+        let node = c.name("node").map(|n| n.as_str().to_string());
         if pod.node_name.is_none() {
-            pod.node_name = Some(c["node"].to_string());
+            pod.node_name.clone_from(&node);
         }
         if ev.pod.is_none() {
             ev.pod = Some(PodFacts {
-                node_name: Some(c["node"].to_string()),
+                node_name: node,
                 scheduled: Some("True".into()),
                 ..Default::default()
             });

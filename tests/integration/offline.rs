@@ -138,6 +138,41 @@ fn real_pastes_read_the_same_however_the_ticket_carried_them() {
     assert!(changed.is_empty(), "{}", changed.join("\n"));
 }
 
+/// A ticket field that drops line breaks turns a paste into one line; the readers restore the lines of
+/// describe, event, get-pods and log output. Some pastes hold other text whose lines cannot be told apart
+/// once glued (prose, YAML, jsonpath output, node listings): this counts the real pastes whose primary still
+/// changes, and fails if a change makes more of them change. Lower the bound when a change lowers the count.
+#[test]
+fn flattened_real_pastes_mostly_read_the_same() {
+    const STILL_CHANGE: usize = 25;
+    let primary = |t: &str| {
+        let (_, evs) = gpuwhy::offline::parse(t, "paste").unwrap();
+        gpuwhy::diagnose::diagnose_all(&evs)[0].primary.as_str()
+    };
+    let mut changed = Vec::new();
+    let mut files: Vec<_> = std::fs::read_dir(fixture("real"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "txt"))
+        .collect();
+    files.sort();
+    for path in &files {
+        let text = std::fs::read_to_string(path).unwrap();
+        let (want, got) = (primary(&text), primary(&text.replace('\n', " ")));
+        if got != want {
+            let name = path.file_name().unwrap().to_string_lossy();
+            changed.push(format!("{name}: {want} became {got}"));
+        }
+    }
+    assert!(files.len() > 300, "{} pastes", files.len());
+    assert!(
+        changed.len() <= STILL_CHANGE,
+        "{} flattened pastes change (at most {STILL_CHANGE}):\n{}",
+        changed.len(),
+        changed.join("\n")
+    );
+}
+
 #[test]
 fn real_pastes_snapshot() {
     let _g = insta_settings("offline").bind_to_scope();

@@ -1,0 +1,234 @@
+//! Restores the lines of a paste whose line breaks a ticket field turned into spaces.
+//!
+//! A flattened line still carries each lost line's indentation: the break became one space, and the spaces
+//! that indented the next line follow it. So a run of spaces before a word that only starts a line of
+//! `kubectl describe` (`Reason:` followed by its aligned value, an event row's `Warning  Failed  …`, a
+//! container's name above its `Container ID:`) or of `kubectl get pods` (its header, then its rows) is a lost
+//! break, and the run less one space is the indentation to restore.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+/// A run of spaces, then the start of something that opens a line of describe or get-pods output.
+static CANDIDATE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?x)
+        (?P<run>\x20+)
+        (?P<start>
+            (?:Name|Namespace|Priority(?:\x20Class\x20Name)?|Runtime\x20Class\x20Name|Service\x20Account|Node
+              |Start\x20Time|Labels|Annotations|Status|Reason|Message|IPs?|Controlled\x20By|Init\x20Containers
+              |Containers|Container\x20ID|Image(?:\x20ID)?|Ports?|Host\x20Ports?|Command|Args|State
+              |Last\x20State|Started|Finished|Exit\x20Code|Ready|Restart\x20Count|Limits|Requests|Environment
+              |Mounts|Conditions|Volumes|QoS\x20Class|Node-Selectors|Tolerations|Events|Roles|CreationTimestamp
+              |Taints|Unschedulable|Lease|Addresses|Capacity|Allocatable|System\x20Info|PodCIDRs?|ProviderID
+              |Non-terminated\x20Pods|Allocated\x20resources):
+          | (?:[a-z0-9.-]+/)?[a-z0-9-]+:\x20+\d
+          | (?:Normal|Warning)\x20
+          | [a-z0-9][a-z0-9-]*:
+          | (?:PodScheduled|Initialized|Ready|ContainersReady|PodReadyToStartContainers)\x20
+          | (?:NAMESPACE\x20+)?NAME\x20+READY\x20+STATUS\b
+          | [a-z0-9][a-z0-9.-]*(?:\x20+[a-z0-9][a-z0-9.-]*)?\x20+\d+/\d+\x20
+          | \d{4}[/-]\d\d[/-]\d\d[T\x20]\d\d:\d\d:\d\d
+          | [IWEF]\d{4}\x20\d\d:\d\d:\d\d\.\d+\x20
+          | LAST\x20SEEN\x20+TYPE\x20
+          | (?:\d+[smhd]\d*[smh]?|<unknown>)\x20+(?:Normal|Warning)\x20
+          | time=\x22
+          | [$\#]\x20kubectl\x20
+        )",
+    )
+    .expect("flattened candidate regex")
+});
+
+/// What must follow a candidate for it to be a line's start, by its kind: a describe key's value is aligned
+/// (two spaces or more) or empty (the next key follows).
+static FIELD_VALUE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^[A-Z][A-Za-z-]*(?:\x20[A-Za-z-]+)*:(?:\x20{2,}\S|\x20*$|\x20[A-Z][A-Za-z-]*(?:\x20[A-Za-z-]+)*:)")
+        .expect("field regex")
+});
+static EVENT_ROW: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:Normal|Warning)\x20{2,}[A-Z][A-Za-z]+\x20{2,}\S").expect("event row regex")
+});
+static CONTAINER_NAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^[a-z0-9][a-z0-9-]*:\x20+(?:Container ID|Image):").expect("container name regex")
+});
+static RESOURCE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:[a-z0-9.-]+/)?[a-z0-9-]+:\x20+\d+[A-Za-z]*(?:\x20|$)").expect("resource regex")
+});
+/// A log line's head: Go's log date, klog's header, logrus's `time="…"`, with the message after it.
+static LOG_HEAD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r#"^(?:\d{4}[/-]\d\d[/-]\d\d[T\x20]\d\d:\d\d:\d\d(?:[.,]\d+)?Z?\x20+[A-Za-z\[]|[IWEF]\d{4}\x20\d\d:\d\d:\d\d\.\d+\x20|time="[^"]+"\x20+level=)"#,
+    )
+    .expect("log head regex")
+});
+/// A row of `kubectl get events`: LAST SEEN, TYPE, REASON, OBJECT (`kind/name`).
+static EVENTS_ROW: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:\d+[smhd]\d*[smh]?|<unknown>)\x20+(?:Normal|Warning)\x20+[A-Z][A-Za-z]+\x20+[a-z.]+/\S")
+        .expect("events row regex")
+});
+static CONDITION_ROW: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^[A-Za-z]+\x20+(?:True|False)(?:\x20|$)").expect("condition regex")
+});
+static PODS_ROW: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\S+(?:\x20+\S+)?\x20+\d+/\d+\x20+[A-Z][\w:/-]*\x20+\d+").expect("pods row regex")
+});
+
+/// A line shorter than this was not made of several lines.
+const MIN_FLATTENED: usize = 200;
+
+/// The paste with the lines that a ticket glued into one long line restored, or `None` when no line looks
+/// flattened (it needs three lost breaks of describe, event, get-pods or log lines, or one in a line that opens
+/// as a describe line does).
+pub(super) fn restore_lines(input: &str) -> Option<String> {
+    if !input.lines().any(|l| l.len() >= MIN_FLATTENED) {
+        return None;
+    }
+    let mut changed = false;
+    let mut out = String::with_capacity(input.len() + 256);
+    for line in input.split_inclusive('\n') {
+        match (line.len() >= MIN_FLATTENED)
+            .then(|| restore_line(line))
+            .flatten()
+        {
+            Some(restored) => {
+                out.push_str(&restored);
+                changed = true;
+            }
+            None => out.push_str(line),
+        }
+    }
+    changed.then_some(out)
+}
+
+fn restore_line(line: &str) -> Option<String> {
+    // (where the run of spaces starts, its length, the indentation of the line it opens)
+    let mut breaks: Vec<(usize, usize, usize)> = Vec::new();
+    // Rows of `kubectl get pods` follow its header or its command, or open the line when the header was left
+    // out (`| grep`).
+    let pods_header = line.contains("READY") && line.contains("STATUS")
+        || line.contains("kubectl get po")
+        || PODS_ROW.is_match(line.trim_start());
+    // The last key seen: a resource's amount is a container's under `Limits:`, a node's under `Capacity:`.
+    let mut section = "";
+    for c in CANDIDATE.captures_iter(line) {
+        let (run, start) = (c["run"].len(), c.name("start").expect("start group"));
+        let tail = &line[start.start()..];
+        let indent = if FIELD_VALUE.is_match(tail) {
+            section = tail.split(':').next().unwrap_or("");
+            Some(describe_indent(section, run - 1))
+        } else if RESOURCE.is_match(tail) && run > 1 {
+            Some(if matches!(section, "Limits" | "Requests") {
+                6
+            } else {
+                2
+            })
+        } else if EVENT_ROW.is_match(tail)
+            || CONTAINER_NAME.is_match(tail)
+            || (CONDITION_ROW.is_match(tail) && run > 1)
+        {
+            Some(2)
+        } else if tail.starts_with("NAME")
+            || tail.starts_with("NAMESPACE")
+            || (pods_header && PODS_ROW.is_match(tail))
+            || LOG_HEAD.is_match(tail)
+            || tail.starts_with("LAST SEEN")
+            || EVENTS_ROW.is_match(tail)
+            || tail.starts_with("$ kubectl")
+            || tail.starts_with("# kubectl")
+        {
+            Some(0)
+        } else {
+            None
+        };
+        // A run that opens the line broke nothing.
+        if let Some(indent) = indent.filter(|_| start.start() > run) {
+            breaks.push((start.start() - run, run, indent));
+        }
+    }
+    // Three lost breaks, or one in a line that opens with a describe key (`Events:` glued to its table), or
+    // an event row glued to the next.
+    let head = line.trim_start();
+    let glued_rows = EVENT_ROW.is_match(head)
+        && breaks
+            .iter()
+            .any(|&(from, run, _)| EVENT_ROW.is_match(&line[from + run..]));
+    let enough =
+        breaks.len() >= 3 || (FIELD_VALUE.is_match(head) && !breaks.is_empty()) || glued_rows;
+    if !enough {
+        return None;
+    }
+    let mut out = String::with_capacity(line.len() + breaks.len() * 4);
+    let mut at = 0;
+    for (from, run, indent) in breaks {
+        out.push_str(&line[at..from]);
+        out.push('\n');
+        out.push_str(&" ".repeat(indent));
+        at = from + run;
+    }
+    out.push_str(&line[at..]);
+    Some(out)
+}
+
+/// Where `kubectl describe pod` indents a key: the Pod's at the left edge, a container's by four, its state's
+/// by six. `Reason:` and `Message:` are both the Pod's and a state's; the spaces the break left say which
+/// (a trailing space of the lost line adds to them, so they only tell the edge from deep).
+fn describe_indent(key: &str, spaces: usize) -> usize {
+    match key {
+        "Container ID" | "Image" | "Image ID" | "Port" | "Ports" | "Host Port" | "Host Ports"
+        | "Command" | "Args" | "State" | "Last State" | "Ready" | "Restart Count" | "Limits"
+        | "Requests" | "Environment" | "Mounts" => 4,
+        "Started" | "Finished" | "Exit Code" => 6,
+        "Reason" | "Message" if spaces >= 4 => 6,
+        _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_flattened_describe_gets_its_lines_and_their_indentation_back() {
+        let printed = "Name:         cuda\nNamespace:    ml\nStatus:       Pending\nContainers:\n  cuda:\n    Container ID:  \n    Image:         nvidia/cuda\n    State:          Waiting\n      Reason:       ContainerCreating\nConditions:\n  Type           Status\n  PodScheduled   True \nEvents:\n  Type     Reason   Age   From     Message\n  ----     ------   ----  ----     -------\n  Warning  Failed   10s   kubelet  Error: failed to create containerd task: nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown\n";
+        let flat = printed.replace('\n', " ");
+        let restored = restore_lines(&flat).expect("restored");
+        let want: Vec<&str> = printed.lines().map(str::trim_end).collect();
+        let got: Vec<&str> = restored.lines().map(str::trim_end).collect();
+        // The table's two rows under `Events:` that open with neither a field nor an event stay glued.
+        assert_eq!(got[..9], want[..9], "{restored}");
+        // A table's heading stays on its key's line (`Conditions:   Type   Status`).
+        assert!(got[9].starts_with("Conditions:"), "{restored}");
+        assert_eq!(got[10], "  PodScheduled   True", "{restored}");
+        assert!(got[11].starts_with("Events:"), "{restored}");
+        assert_eq!(got[12], want[15], "{restored}");
+    }
+
+    #[test]
+    fn a_long_line_of_prose_or_a_message_is_left_alone() {
+        let message = format!(
+            "0/3 nodes are available: 3 Insufficient nvidia.com/gpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod. {}",
+            "x ".repeat(100)
+        );
+        assert_eq!(restore_lines(&message), None);
+        let row = format!(
+            "  Warning  FailedScheduling  2m  default-scheduler  Status:  Failed Reason:  x {}",
+            "y".repeat(200)
+        );
+        assert_eq!(restore_lines(&row), None);
+    }
+
+    #[test]
+    fn a_flattened_pods_listing_gets_its_rows_back() {
+        let flat = format!(
+            "$ kubectl get pods -A NAMESPACE     NAME                   READY   STATUS                     RESTARTS   AGE gpu-operator  nvidia-driver-abc      0/1     Init:CrashLoopBackOff      7          12m default       rojin-2q6ld            0/1     UnexpectedAdmissionError   0          4s {}",
+            " ".repeat(60)
+        );
+        let restored = restore_lines(&flat).expect("restored");
+        let lines: Vec<&str> = restored.lines().map(str::trim).collect();
+        assert_eq!(lines[0], "$ kubectl get pods -A");
+        assert!(lines[1].starts_with("NAMESPACE"));
+        assert!(lines[2].starts_with("gpu-operator  nvidia-driver-abc"));
+        assert!(lines[3].starts_with("default       rojin-2q6ld"));
+    }
+}
