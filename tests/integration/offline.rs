@@ -63,6 +63,23 @@ fn a_gpu_stack_log_without_a_complaint_is_no_answer() {
     assert_eq!(primary(&calm), "unknown");
 }
 
+/// The real pastes under tests/fixtures/real, in name order.
+fn real_pastes() -> Vec<std::path::PathBuf> {
+    let mut files: Vec<_> = std::fs::read_dir(fixture("real"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "txt"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// The primary cause of the first diagnosis of a paste.
+fn primary(text: &str) -> &'static str {
+    let (_, evs) = gpuwhy::offline::parse(text, "paste").unwrap();
+    gpuwhy::diagnose::diagnose_all(&evs)[0].primary.as_str()
+}
+
 #[test]
 fn real_pastes_read_the_same_however_the_ticket_carried_them() {
     type Carry = fn(&str) -> String;
@@ -106,18 +123,8 @@ fn real_pastes_read_the_same_however_the_ticket_carried_them() {
             out
         }),
     ];
-    let primary = |t: &str| {
-        let (_, evs) = gpuwhy::offline::parse(t, "paste").unwrap();
-        gpuwhy::diagnose::diagnose_all(&evs)[0].primary.as_str()
-    };
     let mut changed = Vec::new();
-    let dir = fixture("real");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "txt"))
-        .collect();
-    files.sort();
+    let files = real_pastes();
     for path in &files {
         let text = std::fs::read_to_string(path).unwrap();
         let want = primary(&text);
@@ -145,17 +152,8 @@ fn real_pastes_read_the_same_however_the_ticket_carried_them() {
 #[test]
 fn flattened_real_pastes_mostly_read_the_same() {
     const STILL_CHANGE: usize = 25;
-    let primary = |t: &str| {
-        let (_, evs) = gpuwhy::offline::parse(t, "paste").unwrap();
-        gpuwhy::diagnose::diagnose_all(&evs)[0].primary.as_str()
-    };
     let mut changed = Vec::new();
-    let mut files: Vec<_> = std::fs::read_dir(fixture("real"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "txt"))
-        .collect();
-    files.sort();
+    let files = real_pastes();
     for path in &files {
         let text = std::fs::read_to_string(path).unwrap();
         let (want, got) = (primary(&text), primary(&text.replace('\n', " ")));
