@@ -1043,18 +1043,19 @@ fn failing_validation(text: &str) -> Option<&'static str> {
     })
 }
 
-/// The container whose status says it does not run (`CrashLoopBackOff`, `Error`), from its block in
-/// `kubectl describe` or the Pod's status.
+/// The container whose status says it does not run, from its block in `kubectl describe` or the Pod's
+/// status: one that waits to be restarted (`CrashLoopBackOff`) or cannot start before one that exited with
+/// `Error`, which may be the last state of a check that passed since.
 fn looping_container(ev: &Evidence) -> Option<&str> {
-    ev.signals.iter().find_map(|s| {
-        let looping = s.source == Some(SignalSource::ContainerStatus)
-            && matches!(
-                s.reason.as_deref(),
-                Some("CrashLoopBackOff" | "Error" | "RunContainerError" | "StartError")
-            );
-        let path = s.field_path.as_deref().filter(|_| looping)?;
-        path.split_once('{')?.1.strip_suffix('}')
-    })
+    let with = |reasons: &[&str]| {
+        ev.signals.iter().find_map(|s| {
+            let looping = s.source == Some(SignalSource::ContainerStatus)
+                && s.reason.as_deref().is_some_and(|r| reasons.contains(&r));
+            let path = s.field_path.as_deref().filter(|_| looping)?;
+            path.split_once('{')?.1.strip_suffix('}')
+        })
+    };
+    with(&["CrashLoopBackOff", "RunContainerError", "StartError"]).or_else(|| with(&["Error"]))
 }
 
 /// Whether lowercased text names a GPU Operator validator.

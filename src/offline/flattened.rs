@@ -28,7 +28,7 @@ static CANDIDATE: LazyLock<Regex> = LazyLock::new(|| {
           | [a-z0-9][a-z0-9-]*:
           | (?:PodScheduled|Initialized|Ready|ContainersReady|PodReadyToStartContainers)\x20
           | (?:NAMESPACE\x20+)?NAME\x20+READY\x20+STATUS\b
-          | [a-z0-9][a-z0-9.-]*(?:\x20+[a-z0-9][a-z0-9.-]*)?\x20+\d+/\d+\x20
+          | [a-z0-9][a-z0-9.-]*\x20+\d+/\d+\x20
           | \d{4}[/-]\d\d[/-]\d\d[T\x20]\d\d:\d\d:\d\d
           | [IWEF]\d{4}\x20\d\d:\d\d:\d\d\.\d+\x20
           | LAST\x20SEEN\x20+TYPE\x20
@@ -43,7 +43,7 @@ static CANDIDATE: LazyLock<Regex> = LazyLock::new(|| {
 /// What must follow a candidate for it to be a line's start, by its kind: a describe key's value is aligned
 /// (two spaces or more) or empty (the next key follows).
 static FIELD_VALUE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^[A-Z][A-Za-z-]*(?:\x20[A-Za-z-]+)*:(?:\x20{2,}\S|\x20*$|\x20[A-Z][A-Za-z-]*(?:\x20[A-Za-z-]+)*:)")
+    Regex::new(r"^[A-Z][A-Za-z-]*(?:\x20[A-Za-z-]+){0,3}:(?:\x20{2,}\S|\x20*$|\x20[A-Z][A-Za-z-]*(?:\x20[A-Za-z-]+){0,3}:)")
         .expect("field regex")
 });
 static EVENT_ROW: LazyLock<Regex> = LazyLock::new(|| {
@@ -101,73 +101,113 @@ pub(super) fn restore_lines(input: &str) -> Option<String> {
     changed.then_some(out)
 }
 
+/// A lost break: where its run of spaces starts, the run's length, the indentation of the line it opens, and
+/// whether that line is one of `kubectl describe`'s (a key, an event row), not a table row or a log line.
+struct Break {
+    from: usize,
+    run: usize,
+    indent: usize,
+    describe: bool,
+}
+
+/// Whatever opens a line is short: the checks read this much of what follows a run, so a long line costs
+/// no more than its length.
+const LOOK_AHEAD: usize = 256;
+
 fn restore_line(line: &str) -> Option<String> {
-    // (where the run of spaces starts, its length, the indentation of the line it opens)
-    let mut breaks: Vec<(usize, usize, usize)> = Vec::new();
+    let mut breaks: Vec<Break> = Vec::new();
     // Rows of `kubectl get pods` follow its header or its command, or open the line when the header was left
-    // out (`| grep`).
+    // out (`| grep`); with `-A` each row opens with its namespace.
     let pods_header = line.contains("READY") && line.contains("STATUS")
         || line.contains("kubectl get po")
         || PODS_ROW.is_match(line.trim_start());
+    let namespaced = line.contains("NAMESPACE") || line.contains(" -A");
     // The last key seen: a resource's amount is a container's under `Limits:`, a node's under `Capacity:`.
     let mut section = "";
     for c in CANDIDATE.captures_iter(line) {
-        let (run, start) = (c["run"].len(), c.name("start").expect("start group"));
-        let tail = &line[start.start()..];
-        let indent = if FIELD_VALUE.is_match(tail) {
+        let (mut run, start) = (c["run"].len(), c.name("start").expect("start group"));
+        let mut from = start.start() - run;
+        let tail = ahead(&line[start.start()..]);
+        let (indent, describe) = if FIELD_VALUE.is_match(tail) {
             section = tail.split(':').next().unwrap_or("");
-            Some(describe_indent(section, run - 1))
+            (Some(describe_indent(section, run - 1)), true)
         } else if RESOURCE.is_match(tail) && run > 1 {
-            Some(if matches!(section, "Limits" | "Requests") {
+            let indent = if matches!(section, "Limits" | "Requests") {
                 6
             } else {
                 2
-            })
+            };
+            (Some(indent), true)
         } else if EVENT_ROW.is_match(tail)
             || CONTAINER_NAME.is_match(tail)
             || (CONDITION_ROW.is_match(tail) && run > 1)
         {
-            Some(2)
-        } else if tail.starts_with("NAME")
-            || tail.starts_with("NAMESPACE")
-            || (pods_header && PODS_ROW.is_match(tail))
+            (Some(2), true)
+        } else if pods_header && PODS_ROW.is_match(tail) {
+            // With `-A` the row opens one word earlier, at its namespace.
+            if namespaced {
+                let before = &line[..from];
+                let word = before.rfind(' ').map_or(0, |i| i + 1);
+                let kept = before[..word].trim_end().len();
+                (from, run) = (kept, word - kept);
+            }
+            (Some(0).filter(|_| run > 0), false)
+        } else if (tail.starts_with("NAME") && !line[..from].ends_with("NAMESPACE"))
             || LOG_HEAD.is_match(tail)
             || tail.starts_with("LAST SEEN")
             || EVENTS_ROW.is_match(tail)
             || tail.starts_with("$ kubectl")
             || tail.starts_with("# kubectl")
         {
-            Some(0)
+            (Some(0), false)
         } else {
-            None
+            (None, false)
         };
         // A run that opens the line broke nothing.
-        if let Some(indent) = indent.filter(|_| start.start() > run) {
-            breaks.push((start.start() - run, run, indent));
+        if let Some(indent) = indent.filter(|_| from > 0) {
+            breaks.push(Break {
+                from,
+                run,
+                indent,
+                describe,
+            });
         }
     }
-    // Three lost breaks, or one in a line that opens with a describe key (`Events:` glued to its table), or
-    // an event row glued to the next.
+    // Three lost breaks; or one in a line that opens with a describe key (`Events:` glued to its table); or an
+    // event row glued to the next.
     let head = line.trim_start();
-    let glued_rows = EVENT_ROW.is_match(head)
+    let glued_rows = EVENT_ROW.is_match(ahead(head))
         && breaks
             .iter()
-            .any(|&(from, run, _)| EVENT_ROW.is_match(&line[from + run..]));
-    let enough =
-        breaks.len() >= 3 || (FIELD_VALUE.is_match(head) && !breaks.is_empty()) || glued_rows;
-    if !enough {
+            .any(|b| EVENT_ROW.is_match(ahead(&line[b.from + b.run..])));
+    // A `Message:` holds what a component said, log lines included: only a describe line ends it.
+    let message = head.starts_with("Message:");
+    let keyed = FIELD_VALUE.is_match(ahead(head)) && breaks.iter().any(|b| b.describe || !message);
+    if breaks.len() < 3 && !keyed && !glued_rows {
         return None;
     }
     let mut out = String::with_capacity(line.len() + breaks.len() * 4);
     let mut at = 0;
-    for (from, run, indent) in breaks {
-        out.push_str(&line[at..from]);
+    for b in &breaks {
+        if b.from < at {
+            continue;
+        }
+        out.push_str(&line[at..b.from]);
         out.push('\n');
-        out.push_str(&" ".repeat(indent));
-        at = from + run;
+        out.push_str(&" ".repeat(b.indent));
+        at = b.from + b.run;
     }
     out.push_str(&line[at..]);
     Some(out)
+}
+
+/// The first `LOOK_AHEAD` bytes of `s` (cut at a character's boundary).
+fn ahead(s: &str) -> &str {
+    let mut end = s.len().min(LOOK_AHEAD);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
 }
 
 /// Where `kubectl describe pod` indents a key: the Pod's at the left edge, a container's by four, its state's
@@ -216,6 +256,32 @@ mod tests {
             "y".repeat(200)
         );
         assert_eq!(restore_lines(&row), None);
+    }
+
+    #[test]
+    fn a_describe_message_that_holds_a_log_line_stays_one_line() {
+        let line = format!(
+            "      Message:      failed to create containerd task: error running hook #0: stderr: time=\"2024-02-19T09:42:13+00:00\" level=error msg=\"failed to inject CDI devices: unresolvable CDI devices nvidia.com/gpu=all\": unknown {}",
+            "x".repeat(40)
+        );
+        assert_eq!(restore_lines(&line), None);
+    }
+
+    #[test]
+    fn a_flattened_pods_listing_without_namespaces_opens_each_row_at_its_name() {
+        let flat = "$ kubectl get pods -n gpu-operator NAME                                   READY   STATUS             RESTARTS   AGE nvidia-device-plugin-daemonset-7xk2p   0/1     CrashLoopBackOff   5          3m nvidia-operator-validator-abcde        0/1     Init:0/4           0          3m";
+        let restored = restore_lines(flat).expect("restored");
+        let lines: Vec<&str> = restored.lines().map(str::trim_end).collect();
+        assert!(lines[1].starts_with("NAME"), "{restored}");
+        assert!(
+            lines[2].starts_with("nvidia-device-plugin-daemonset-7xk2p"),
+            "{restored}"
+        );
+        assert!(lines[2].ends_with("3m"), "{restored}");
+        assert!(
+            lines[3].starts_with("nvidia-operator-validator-abcde"),
+            "{restored}"
+        );
     }
 
     #[test]

@@ -94,9 +94,10 @@ pub(super) fn read(input: &str) -> Evidence {
                     .is_some_and(|n| n.starts_with("Namespace:")));
         // One container's block pasted without its `Containers:` heading: `cuda:`, then `Container ID:`.
         if top_level && opens_container_block(&lines[i..]) {
+            let indented = lines[i + 1].starts_with([' ', '\t']);
             let n = lines[i + 1..]
                 .iter()
-                .position(|l| ends_container_block(l))
+                .position(|l| ends_container_block(l, indented))
                 .map_or(lines.len() - i, |p| p + 1);
             flush_plain(&mut plain, &mut ev);
             read_containers(&lines[i..i + n], &mut pod, &mut ev);
@@ -900,21 +901,25 @@ fn opens_container_block(lines: &[&str]) -> bool {
         && (next.starts_with("Container ID:") || next.starts_with("Image:"))
 }
 
-/// Whether a line after a container's block (pasted without its heading) is the Pod's again: a section of
-/// the Pod (`Conditions:`, `Events:`) at the left edge.
-fn ends_container_block(line: &str) -> bool {
-    !line.starts_with([' ', '\t'])
-        && FIELD.captures(line).is_some_and(|c| {
-            matches!(
-                c["key"].trim(),
-                "Conditions"
-                    | "Volumes"
-                    | "Events"
-                    | "QoS Class"
-                    | "Node-Selectors"
-                    | "Tolerations"
-            )
-        })
+/// Whether a line ends a container's block pasted without its heading: a blank line (what follows is another
+/// paste), a section of the Pod's (`Conditions:`, `Events:`) at the left edge, or, when the block's fields are
+/// indented under its name, any line at the left edge.
+fn ends_container_block(line: &str, indented: bool) -> bool {
+    let flush = !line.starts_with([' ', '\t']);
+    line.trim().is_empty()
+        || (flush && indented)
+        || (flush
+            && FIELD.captures(line).is_some_and(|c| {
+                matches!(
+                    c["key"].trim(),
+                    "Conditions"
+                        | "Volumes"
+                        | "Events"
+                        | "QoS Class"
+                        | "Node-Selectors"
+                        | "Tolerations"
+                )
+            }))
 }
 
 /// Container blocks: `Limits:`/`Requests:` resources and `State:`/`Last State:` reason and message.
@@ -1059,6 +1064,19 @@ mod tests {
             );
             assert_eq!(ev.pod.and_then(|p| p.reason), None, "{text}");
         }
+    }
+
+    #[test]
+    fn a_container_block_without_its_heading_ends_where_the_next_paste_starts() {
+        let text = "cuda:\n  Container ID:  containerd://1\n  State:          Waiting\n    Reason:       ContainerCreating\n\n$ kubectl get events\nLAST SEEN   TYPE      REASON   OBJECT     MESSAGE\n10s         Warning   Failed   pod/cuda   Error: nvml error: driver not loaded: unknown\n";
+        let ev = read(text);
+        assert!(
+            ev.signals
+                .iter()
+                .any(|s| s.message.contains("driver not loaded")),
+            "{:#?}",
+            ev.signals
+        );
     }
 
     #[test]

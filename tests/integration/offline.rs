@@ -145,6 +145,61 @@ fn real_pastes_read_the_same_however_the_ticket_carried_them() {
     assert!(changed.is_empty(), "{}", changed.join("\n"));
 }
 
+/// The validator's checks run in order; the one that loops now (`CrashLoopBackOff`) says which failed, not one
+/// whose last run failed before it passed (`Last State: Error` under `State: Completed`).
+#[test]
+fn a_validator_check_is_named_by_the_one_that_loops_now() {
+    let paste = r#"Name:             nvidia-operator-validator-x7k2p
+Namespace:        gpu-operator
+Node:             gpu-node-1/10.0.0.5
+Status:           Pending
+Controlled By:    DaemonSet/nvidia-operator-validator
+Init Containers:
+  driver-validation:
+    Container ID:  containerd://1111
+    Image:         nvcr.io/nvidia/cloud-native/gpu-operator-validator:v23.9.1
+    State:          Terminated
+      Reason:       Completed
+      Exit Code:    0
+    Last State:     Terminated
+      Reason:       Error
+      Exit Code:    1
+    Ready:          True
+  toolkit-validation:
+    Container ID:  containerd://2222
+    Image:         nvcr.io/nvidia/cloud-native/gpu-operator-validator:v23.9.1
+    State:          Waiting
+      Reason:       CrashLoopBackOff
+    Last State:     Terminated
+      Reason:       Error
+      Exit Code:    1
+    Ready:          False
+Containers:
+  nvidia-operator-validator:
+    Container ID:
+    Image:          nvcr.io/nvidia/cloud-native/gpu-operator-validator:v23.9.1
+    State:          Waiting
+      Reason:       PodInitializing
+Events:
+  Type     Reason   Age                  From     Message
+  ----     ------   ----                 ----     -------
+  Warning  BackOff  2m (x50 over 12m)    kubelet  Back-off restarting failed container
+"#;
+    let (_, evs) = gpuwhy::offline::parse(paste, "paste").unwrap();
+    let d = &gpuwhy::diagnose::diagnose_all(&evs)[0];
+    assert_eq!(d.primary.as_str(), "runtime-hook");
+    assert!(
+        d.causes[0].summary.contains("toolkit-validation"),
+        "{}",
+        d.causes[0].summary
+    );
+    // Without the loop the check that failed last is named.
+    let recovered = paste.replace("Waiting\n      Reason:       CrashLoopBackOff", "Running");
+    let (_, evs) = gpuwhy::offline::parse(&recovered, "paste").unwrap();
+    let d = &gpuwhy::diagnose::diagnose_all(&evs)[0];
+    assert_ne!(d.primary.as_str(), "runtime-hook", "{d:?}");
+}
+
 /// A ticket field that drops line breaks turns a paste into one line; the readers restore the lines of
 /// describe, event, get-pods and log output. Some pastes hold other text whose lines cannot be told apart
 /// once glued (prose, YAML, jsonpath output, node listings): this counts the real pastes whose primary still
