@@ -3,14 +3,16 @@
 //! A flattened line still carries each lost line's indentation: the break became one space, and the spaces
 //! that indented the next line follow it. So a run of spaces before a word that only starts a line of
 //! `kubectl describe` (`Reason:` followed by its aligned value, an event row's `Warning  Failed  …`, a
-//! container's name above its `Container ID:`) or of `kubectl get pods` (its header, then its rows) is a lost
-//! break, and the run less one space is the indentation to restore.
+//! container's name above its `Container ID:`), of `kubectl get pods` or `get events` (the header, then the
+//! rows) or of a log (a date, klog's header) is a lost break. A describe key says how far its line was
+//! indented; the run's length only tells a Pod's `Reason:` from a container state's.
 
 use std::sync::LazyLock;
 
 use regex::Regex;
 
-/// A run of spaces, then the start of something that opens a line of describe or get-pods output.
+/// A run of spaces, then the start of something that may open a line of describe, get-pods, get-events or log
+/// output; what follows it decides.
 static CANDIDATE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r"(?x)
