@@ -25,7 +25,7 @@ static CANDIDATE: LazyLock<Regex> = LazyLock::new(|| {
               |Mounts|Conditions|Volumes|QoS\x20Class|Node-Selectors|Tolerations|Events|Roles|CreationTimestamp
               |Taints|Unschedulable|Lease|Addresses|Capacity|Allocatable|System\x20Info|PodCIDRs?|ProviderID
               |Non-terminated\x20Pods|Allocated\x20resources):
-          | (?:[a-z0-9.-]+/)?[a-z0-9-]+:\x20+\d
+          | (?:[a-z0-9.-]+/)?[a-z0-9][A-Za-z0-9-]*:\x20+\d
           | (?:Normal|Warning)\x20
           | [a-z0-9][a-z0-9-]*:
           | (?:PodScheduled|Initialized|Ready|ContainersReady|PodReadyToStartContainers)\x20
@@ -55,7 +55,8 @@ static CONTAINER_NAME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^[a-z0-9][a-z0-9-]*:\x20+(?:Container ID|Image):").expect("container name regex")
 });
 static RESOURCE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(?:[a-z0-9.-]+/)?[a-z0-9-]+:\x20+\d+[A-Za-z]*(?:\x20|$)").expect("resource regex")
+    Regex::new(r"^(?:[a-z0-9.-]+/)?[a-z0-9][A-Za-z0-9-]*:\x20+\d+[A-Za-z]*(?:\x20|$)")
+        .expect("resource regex")
 });
 /// A log line's head: Go's log date, klog's header, logrus's `time="…"`, with the message after it.
 static LOG_HEAD: LazyLock<Regex> = LazyLock::new(|| {
@@ -284,6 +285,15 @@ mod tests {
             lines[3].starts_with("nvidia-operator-validator-abcde"),
             "{restored}"
         );
+    }
+
+    #[test]
+    fn a_flattened_node_gets_its_resource_lines_back() {
+        let printed = "Allocatable:\n  cpu:                32\n  ephemeral-storage:  194465094130\n  hugepages-1Gi:      0\n  hugepages-2Mi:      0\n  memory:             129461548Ki\n  nvidia.com/gpu:     0\n  pods:               110\n";
+        let restored = restore_lines(&printed.replace('\n', " ")).expect("restored");
+        let got: Vec<&str> = restored.lines().map(str::trim_end).collect();
+        let want: Vec<&str> = printed.lines().collect();
+        assert_eq!(got, want, "{restored}");
     }
 
     #[test]
