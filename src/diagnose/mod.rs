@@ -399,20 +399,16 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
         return log_unexplained(stack_pod_down(d, ev, &ctx), ev, &ctx);
     }
 
+    let names = [
+        ev.target.name.as_deref(),
+        pod.and_then(|p| p.owner.as_deref()),
+    ];
+    // The containers' names say whose Pod it is when a paste lost the Pod's name.
+    let containers = pod.map(|p| p.containers.join(" ")).unwrap_or_default();
+    let whose = format!("{} {containers}", names.map(|n| n.unwrap_or("")).join(" "));
+    let looping = looping_container(ev);
     for c in causes.iter_mut() {
-        let names = [
-            ev.target.name.as_deref(),
-            pod.and_then(|p| p.owner.as_deref()),
-        ];
-        // The containers' names say whose Pod it is when a paste lost the Pod's name.
-        let containers = pod.map(|p| p.containers.join(" ")).unwrap_or_default();
-        whose_component_failure(
-            c,
-            &format!("{} {containers}", names.map(|n| n.unwrap_or("")).join(" ")),
-            looping_container(ev),
-            reported_unadvertised,
-            &ctx,
-        );
+        whose_component_failure(c, &whose, looping, reported_unadvertised, &ctx);
         whose_shortfall_at_admission(c, reported_busy);
         whose_denial(c);
         whose_libraries(c, ev);
