@@ -554,14 +554,31 @@ fn says_nothing_of_the_pod(ev: &Evidence) -> bool {
         // A node name says the Pod was placed, not whether it runs.
         p.phase.is_none() && p.ready.is_none() && !p.any_running
     };
+    // A listing's rows of other Pods that run say how those Pods are, not this one.
+    let target = ev.target.name.as_deref().filter(|_| ev.pod.is_some());
+    let another_pod_runs = |s: &Signal| {
+        s.source == Some(SignalSource::PodStatus)
+            && s.kind.as_deref() == Some("Normal")
+            && matches!(
+                s.reason.as_deref(),
+                Some("Running" | "Completed" | "Succeeded")
+            )
+            && target.is_some_and(|t| {
+                s.object
+                    .as_deref()
+                    .and_then(|o| o.split_once('/'))
+                    .is_some_and(|(_, name)| name != t)
+            })
+    };
     (ev.pod.as_ref().is_none_or(stateless) || ev.target.kind == "Node")
         && ev.signals.iter().all(|s| {
-            matches!(
-                s.source,
-                Some(SignalSource::Text | SignalSource::Log) | None
-            ) && !s.message.lines().any(|l| PROGRESS.is_match(l.trim()))
-                // A YAML condition spans two lines.
-                && !PROGRESS.is_match(&s.message)
+            another_pod_runs(s)
+                || matches!(
+                    s.source,
+                    Some(SignalSource::Text | SignalSource::Log) | None
+                ) && !s.message.lines().any(|l| PROGRESS.is_match(l.trim()))
+                    // A YAML condition spans two lines.
+                    && !PROGRESS.is_match(&s.message)
         })
 }
 
@@ -1137,6 +1154,19 @@ fn stack_pod_down(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
             e.reason.clone().filter(|r| {
                 failing(r) || (gated && waits_in_init(r)) || (advertises && bound && r == "Pending")
             })
+        })
+        // The kubelet backs off a container it cannot pull or keeps restarting (`BackOff`): its row says so
+        // even when the paste ends before the message.
+        .or_else(|| {
+            cause
+                .evidence
+                .iter()
+                .any(|e| {
+                    advertises
+                        && e.source == SignalSource::Event
+                        && e.reason.as_deref() == Some("BackOff")
+                })
+                .then(|| "BackOff".to_string())
         });
     let Some(state) = state else {
         return Diagnosis {
@@ -1625,6 +1655,13 @@ fn worth_reading(s: &Signal) -> bool {
     s.kind.as_deref() != Some("Normal")
         || is_autoscaler(s)
         || s.reason.as_deref() == Some("Unschedulable")
+        || is_pull_back_off(s)
+}
+
+/// The kubelet reports `Back-off pulling image` as a Normal `BackOff` event (the image manager's
+/// `BackOffPullImage`), yet the container cannot start until the image is pulled.
+fn is_pull_back_off(s: &Signal) -> bool {
+    s.reason.as_deref() == Some("BackOff")
 }
 
 /// Whether an unexplained signal still means the Pod is blocked.
@@ -1634,7 +1671,9 @@ fn is_blocking(s: &Signal) -> bool {
         return false;
     }
     match s.source {
-        Some(SignalSource::Event | SignalSource::OwnerEvent) => s.kind.as_deref() != Some("Normal"),
+        Some(SignalSource::Event | SignalSource::OwnerEvent) => {
+            s.kind.as_deref() != Some("Normal") || is_pull_back_off(s)
+        }
         Some(SignalSource::Condition) => true,
         Some(SignalSource::ContainerStatus) => !matches!(
             s.reason.as_deref(),
@@ -2377,6 +2416,40 @@ mod tests {
             )
         });
         assert_eq!(diagnose(&placed).primary, Category::None);
+    }
+
+    #[test]
+    fn a_normal_back_off_pulling_the_image_still_blocks() {
+        // The kubelet's image manager reports the pull back-off as a Normal event.
+        let pulling = Evidence {
+            target: Target {
+                kind: "Pod".into(),
+                name: Some("nvidia-driver-daemonset-b4lsh".into()),
+                ..Default::default()
+            },
+            signals: vec![Signal {
+                kind: Some("Normal".into()),
+                ..event(
+                    "BackOff",
+                    "Back-off pulling image \"nvcr.io/nvidia/driver:470.82.01-sles15.3\"",
+                )
+            }],
+            ..Default::default()
+        };
+        let d = diagnose(&pulling);
+        assert_eq!(d.causes[0].rule, Some("GW501"));
+        // The driver's image: no driver, so no GPU to advertise.
+        assert_eq!(d.primary, Category::DevicePlugin);
+        // Another Normal event still says what went right.
+        let mut pulled = pulling.clone();
+        pulled.signals[0] = Signal {
+            kind: Some("Normal".into()),
+            ..event(
+                "Pulled",
+                "Successfully pulled image \"nvcr.io/nvidia/driver:470\"",
+            )
+        };
+        assert_ne!(diagnose(&pulled).primary, Category::DevicePlugin);
     }
 
     #[test]

@@ -18,7 +18,7 @@ static EVENT_ROW: LazyLock<Regex> = LazyLock::new(|| {
 });
 static AGE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"^(?P<age><unknown>|<invalid>|[0-9][0-9a-z.]*)(?:\s+\(x(?P<n>\d+) over [^)]*\))?(?:\s+|$)",
+        r"^(?P<age><unknown>|<invalid>|[0-9][0-9a-z.]*)(?:\s+\(x(?P<n>\d+)(?: over [^)]*\)|(?: over\b[^)]*)?$))?(?:\s+|$)",
     )
     .expect("age")
 });
@@ -1077,6 +1077,18 @@ mod tests {
             "{:#?}",
             ev.signals
         );
+    }
+
+    #[test]
+    fn an_event_row_cut_off_in_its_age_has_no_message() {
+        // gpu-operator #308: the paste ends inside `14m (x2 over 15m)`.
+        let ev = read(
+            "Events:\n  Type     Reason   Age  From  Message\n  ----     ------   ---  ----  -------\n  Normal   BackOff           14m (x2",
+        );
+        let s = ev.signals.last().unwrap();
+        assert_eq!(s.reason.as_deref(), Some("BackOff"));
+        assert_eq!(s.count, 2);
+        assert!(!s.message.contains("(x2"), "{s:?}");
     }
 
     #[test]
