@@ -3078,17 +3078,17 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "FailedCreatePodSandBox and Failed events when no more specific rule explains them",
-        pattern: r"\bOCI runtime (?:create|start|state) failed\b",
+        pattern: r"\bOCI runtime (?:create|start|state) failed\b|\bcontainer create failed: ",
         summary: "the OCI runtime failed to create the container; on a GPU node this is usually the NVIDIA runtime or hook",
         explanation: doc!(
-            "containerd, CRI-O or Docker asked the OCI runtime to create or start the container and it failed; the message is cut or names no cause.",
+            "containerd, CRI-O (`container create failed: …`) or Docker asked the OCI runtime to create or start the container and it failed; the message is cut or names no cause.",
             "On GPU nodes the runtime is usually the NVIDIA Container Runtime (or runc with the NVIDIA hook): a broken or missing toolkit, a driver problem, or a wrapper that prints garbage fails every container, sometimes even the sandbox.",
             "Read the full event (`kubectl describe pod`) and the runtime's log on the node; check the nvidia runtime entry in the runtime's configuration.",
         ),
         next: &[
             DESCRIBE_POD,
             Next {
-                command: "journalctl -u containerd --since '-15min' | grep -i -m20 'nvidia\\|oci runtime'",
+                command: "journalctl -u containerd -u crio --since '-15min' | grep -i -m20 'nvidia\\|oci runtime\\|create failed'",
                 place: Node,
                 why: "read the runtime's own error",
             },
@@ -4134,6 +4134,36 @@ pub static RULES: &[Rule] = &[
         example: "I'm getting `Failed to prepare dynamic resources: failed to fetch ResourceClaim imex-channel-injection-imex-channel-0-hlldb referenced by pod imex-channel-injection: the server could not find the requested resource` in a new GB200 cluster.",
         example_source: "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/issues/766",
         near_miss: "Failed to prepare dynamic resources: NodePrepareResources failed for claim default/gpu-claim: driver not ready",
+    },
+    Rule {
+        id: "GW520",
+        name: "apiserver-unreachable-from-pod",
+        category: C::Other,
+        gate: G::Runtime,
+        looks_at: "container log of a Pod that reads the API (Node Feature Discovery, the GPU Operator, the device plugin, the feature discovery)",
+        pattern: r"https://\[?(?P<apiserver>[\d.]+|[\da-f:]+|kubernetes\.default[\w.]*)\]?:443/apis?/\S*\s+dial tcp \S+:443:? (?:i/o timeout|connect: (?:no route to host|connection refused|network is unreachable))",
+        summary: "the Pod cannot reach the apiserver at {apiserver}: the node's Pod network does not carry its traffic to the cluster's kubernetes Service, which no GPU setting fixes",
+        explanation: doc!(
+            "The container started (every GPU gate passed) and its program called the apiserver through the cluster's `kubernetes` Service, but the connection timed out or was refused. Programs of the GPU stack that read the API (Node Feature Discovery's worker, the GPU Operator, the device plugin's feature discovery) then exit and loop, so the GPU node's labels or its plugin never appear.",
+            "The CNI plugin on that node does not route Pod traffic (its Pod is not running there, a wrong interface or MTU), kube-proxy's rules for the Service are missing, or a host firewall drops the traffic between the node and the control plane.",
+            "Check the CNI and kube-proxy Pods on that node and the node's firewall; when other Pods on the node reach the apiserver, compare their network settings with this Pod's.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get pods -A -o wide --field-selector spec.nodeName={node}",
+                place: Cluster,
+                why: "see whether the CNI and kube-proxy Pods run on the Pod's node",
+            },
+            Next {
+                command: "curl -sk -m 5 https://{apiserver}:443/healthz",
+                place: Node,
+                why: "check from the node that the kubernetes Service's address answers",
+            },
+        ],
+        fix: None,
+        example: "failed to get self pod, cannot inherit ownerReference for NodeFeature. Get https://10.43.0.1:443/api/v1/namespaces/gpu-operator/pods/gpu-operator-node-feature-discovery-worker-xxxx. dial tcp 10.43.0.1:443 I/O timeout",
+        example_source: "https://github.com/kubernetes-sigs/node-feature-discovery/issues/2155",
+        near_miss: "  Warning  FailedScheduling  44s (x2 over 44s)  default-scheduler  Post http://127.0.0.1:32766/gpushare-scheduler/filter: dial tcp 127.0.0.1:32766: connect: connection refused",
     },
     Rule {
         id: "GW602",
