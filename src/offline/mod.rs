@@ -55,6 +55,14 @@ pub fn decode(bytes: Vec<u8>, what: &str) -> Result<String> {
 
 /// Detects the format and reads the input into one Evidence per target.
 pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
+    // Text copied from a page's source or a ticket export keeps its HTML escapes (`&quot;`, `&gt;`). A JSON
+    // document with quotes of its own is not escaped: its strings keep what they hold.
+    let unescaped = if looks_like_json(input.trim_start()) && input.contains('"') {
+        None
+    } else {
+        unescape_html(input)
+    };
+    let input = unescaped.as_deref().unwrap_or(input);
     // A JSON document is read as it is (and at full speed); the rest may carry a ticket's formatting.
     let json = looks_like_json(input.trim_start());
     let spaced = if json { None } else { respace(input) };
@@ -144,6 +152,60 @@ pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
         Format::Text
     };
     Ok((format, split_by_object(ev)))
+}
+
+/// The HTML character references a page's source or a ticket system's export puts in place of quotes, angle
+/// brackets, ampersands and no-break spaces, read back as those characters; `None` when there are none. The
+/// references are only the ones HTML escaping writes, so an ampersand in a message stays as it is.
+fn unescape_html(input: &str) -> Option<String> {
+    const REFERENCES: &[(&str, char)] = &[
+        ("&quot;", '"'),
+        ("&#34;", '"'),
+        ("&#x22;", '"'),
+        ("&apos;", '\''),
+        ("&#39;", '\''),
+        ("&#x27;", '\''),
+        ("&lt;", '<'),
+        ("&#60;", '<'),
+        ("&gt;", '>'),
+        ("&#62;", '>'),
+        ("&nbsp;", ' '),
+        ("&#160;", ' '),
+        ("&amp;", '&'),
+        ("&#38;", '&'),
+    ];
+    let reference_at = |rest: &str| {
+        REFERENCES
+            .iter()
+            .find(|(r, _)| {
+                rest.len() >= r.len()
+                    && rest.as_bytes()[..r.len()].eq_ignore_ascii_case(r.as_bytes())
+            })
+            .copied()
+    };
+    let first = input
+        .match_indices('&')
+        .find(|(i, _)| reference_at(&input[*i..]).is_some())?
+        .0;
+    let mut out = String::with_capacity(input.len());
+    out.push_str(&input[..first]);
+    let mut rest = &input[first..];
+    while let Some(i) = rest.find('&') {
+        out.push_str(&rest[..i]);
+        rest = &rest[i..];
+        match reference_at(rest) {
+            Some((r, c)) => {
+                out.push(c);
+                rest = &rest[r.len()..];
+            }
+            None => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    Some(out)
 }
 
 /// A paste copied from a web page as it was printed: no-break spaces become spaces, and a paste that the copy
@@ -641,6 +703,23 @@ pub fn read_source(path: &str) -> Result<(String, Vec<u8>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn html_escapes_are_read_back_and_other_ampersands_stay() {
+        assert_eq!(
+            unescape_html(
+                "no runtime for &quot;nvidia&quot; is configured &amp;&amp; &lt;none&gt;&#39;"
+            )
+            .as_deref(),
+            Some("no runtime for \"nvidia\" is configured && <none>'")
+        );
+        // `&amp;quot;` was escaped twice: one pass undoes one escape.
+        assert_eq!(unescape_html("&amp;quot;").as_deref(), Some("&quot;"));
+        assert_eq!(unescape_html("a & b &x; R&D"), None);
+        assert_eq!(unescape_html("ends with &").as_deref(), None);
+        // A reference's length may end inside a character that is not ASCII.
+        assert_eq!(unescape_html("&éééé &lt;").as_deref(), Some("&éééé <"));
+    }
 
     #[test]
     fn a_dcgm_exporter_down_is_other_unless_it_waits_in_its_init_containers() {

@@ -83,7 +83,7 @@ fn primary(text: &str) -> &'static str {
 #[test]
 fn real_pastes_read_the_same_however_the_ticket_carried_them() {
     type Carry = fn(&str) -> String;
-    let carried: [(&str, Carry); 10] = [
+    let carried: [(&str, Carry); 11] = [
         ("fenced", |t| {
             format!("Here is what I see:\n```\n{t}\n```\nAny idea?\n")
         }),
@@ -107,6 +107,14 @@ fn real_pastes_read_the_same_however_the_ticket_carried_them() {
             runs.replace_all(t, " ").into_owned()
         }),
         ("double-spaced", |t| t.replace('\n', "\n\n")),
+        // Copied from a page's source or a ticket system's export, with HTML's escapes.
+        ("html-escaped", |t| {
+            t.replace('&', "&amp;")
+                .replace('"', "&quot;")
+                .replace('\'', "&#39;")
+                .replace('<', "&lt;")
+                .replace('>', "&gt;")
+        }),
         // Copied from a terminal 80 columns wide that cut every longer line.
         ("hard-wrapped", |t| {
             let mut out = String::new();
