@@ -1,5 +1,6 @@
 //! Makes untrusted text (event messages, pasted input, object names) safe for a terminal: strips ANSI/OSC
-//! escape sequences, C0/C1 control characters and bidirectional overrides. It does not judge content.
+//! escape sequences, C0/C1 control characters, bidirectional overrides and zero-width characters. It does not
+//! judge content.
 
 /// Returns `s` with every escape sequence and control character removed. Newlines survive when
 /// `keep_newlines` is set (multi-line hook stderr); tabs always become a single space.
@@ -21,7 +22,7 @@ pub fn clean(s: &str, keep_newlines: bool) -> String {
             '\n' if keep_newlines => out.push('\n'),
             '\n' | '\t' => out.push(' '),
             '\r' => {}
-            c if is_bidi(c) => {}
+            c if is_bidi(c) || is_zero_width(c) => {}
             c if c.is_control() => {}
             c => out.push(c),
         }
@@ -35,7 +36,13 @@ pub fn line(s: &str) -> String {
 }
 
 fn needs_work(c: char) -> bool {
-    c.is_control() || is_bidi(c)
+    c.is_control() || is_bidi(c) || is_zero_width(c)
+}
+
+/// Characters that take no width (zero-width space, joiners, word joiner, byte-order mark): a web page puts them
+/// where a line may break, and on a terminal they hide what a text holds.
+pub(crate) fn is_zero_width(c: char) -> bool {
+    matches!(c, '\u{200b}'..='\u{200d}' | '\u{2060}' | '\u{feff}')
 }
 
 fn is_bidi(c: char) -> bool {

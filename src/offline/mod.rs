@@ -25,13 +25,21 @@ pub enum Format {
     Text,
 }
 
-/// Checks raw bytes and turns them into text: empty, binary (NUL bytes) and invalid UTF-8 are errors.
+/// Checks raw bytes and turns them into text: empty, binary (NUL bytes) and invalid UTF-8 are errors. UTF-16
+/// with its byte-order mark is text too: Windows PowerShell 5.1 writes `kubectl … > file` that way.
 pub fn decode(bytes: Vec<u8>, what: &str) -> Result<String> {
     if bytes.len() as u64 > MAX_INPUT_BYTES {
         return Err(Error::InputTooLarge {
             what: what.into(),
             limit_mib: MAX_INPUT_BYTES >> 20,
         });
+    }
+    if let Some(text) = utf16(&bytes) {
+        let text = text.map_err(|at| Error::NotText {
+            what: what.into(),
+            why: format!("invalid UTF-16 at byte {at}"),
+        })?;
+        return decode(text.into_bytes(), what);
     }
     if bytes.contains(&0) {
         return Err(Error::NotText {
@@ -53,6 +61,30 @@ pub fn decode(bytes: Vec<u8>, what: &str) -> Result<String> {
     Ok(text)
 }
 
+/// Bytes that open with UTF-16's byte-order mark (little or big endian) as UTF-8 text; `None` without the mark,
+/// or the offset of the first unpaired surrogate.
+fn utf16(bytes: &[u8]) -> Option<std::result::Result<String, usize>> {
+    let little = match bytes {
+        [0xff, 0xfe, ..] => true,
+        [0xfe, 0xff, ..] => false,
+        _ => return None,
+    };
+    let units = bytes[2..].chunks(2).map(|pair| match (pair, little) {
+        ([a, b], true) => u16::from_le_bytes([*a, *b]),
+        ([a, b], false) => u16::from_be_bytes([*a, *b]),
+        // An odd last byte is not a whole unit.
+        _ => 0xdc00,
+    });
+    let mut text = String::with_capacity(bytes.len() / 2);
+    for (i, c) in char::decode_utf16(units).enumerate() {
+        match c {
+            Ok(c) => text.push(c),
+            Err(_) => return Some(Err(2 + 2 * i)),
+        }
+    }
+    Some(Ok(text))
+}
+
 /// Detects the format and reads the input into one Evidence per target.
 pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
     // Text copied from a page's source or a ticket export keeps its HTML escapes (`&quot;`, `&gt;`). A JSON
@@ -65,6 +97,8 @@ pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
     let input = unescaped.as_deref().unwrap_or(input);
     // A JSON document is read as it is (and at full speed); the rest may carry a ticket's formatting.
     let json = looks_like_json(input.trim_start());
+    let plain = if json { None } else { untypeset(input) };
+    let input = plain.as_deref().unwrap_or(input);
     let spaced = if json { None } else { respace(input) };
     let input = spaced.as_deref().unwrap_or(input);
     let unfenced = if json { None } else { unfence(input) };
@@ -208,6 +242,32 @@ fn unescape_html(input: &str) -> Option<String> {
     Some(out)
 }
 
+/// A paste as a word processor, a mail client or a web page typeset it, put back as a terminal printed it: curly
+/// quotes become straight ones, and the zero-width characters a page puts where a line may break go.
+fn untypeset(input: &str) -> Option<String> {
+    let typeset = |c: char| {
+        crate::sanitize::is_zero_width(c)
+            || matches!(
+                c,
+                '\u{201c}' | '\u{201d}' | '\u{201e}' | '\u{2018}' | '\u{2019}'
+            )
+    };
+    if !input.contains(typeset) {
+        return None;
+    }
+    Some(
+        input
+            .chars()
+            .filter_map(|c| match c {
+                '\u{201c}' | '\u{201d}' | '\u{201e}' => Some('"'),
+                '\u{2018}' | '\u{2019}' => Some('\''),
+                c if crate::sanitize::is_zero_width(c) => None,
+                c => Some(c),
+            })
+            .collect(),
+    )
+}
+
 /// A paste copied from a web page as it was printed: no-break spaces become spaces, and a paste that the copy
 /// double-spaced (a blank line after every line) gets its lines back together.
 fn respace(input: &str) -> Option<String> {
@@ -262,10 +322,34 @@ fn is_prose(line: &str) -> bool {
     t.split_whitespace().nth(9).is_some() && (t.ends_with(['.', ':', '?', '!']) || t.contains(". "))
 }
 
-/// A paste without the markdown code fences (```` ``` ````, ```` ```yaml ````, `~~~`) that a ticket wraps it
-/// in: the fences are not part of what any component printed, but they do end a record.
+/// A paste without the code markers a ticket wraps it in: markdown's fences (```` ``` ````, ```` ```yaml ````,
+/// `~~~`), HTML's `<pre>` and `<code>`, BBCode's `[code]` and Jira's `{code}` and `{noformat}`. The markers are not
+/// part of what any component printed, but they do end a record; a marker glued to the paste's first or last
+/// line leaves that line as it was printed.
 fn unfence(input: &str) -> Option<String> {
-    if !input.contains("```") && !input.contains("~~~") {
+    static OPEN: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)^\s*(?:<pre\b[^>]*>\s*(?:<code\b[^>]*>)?|<code\b[^>]*>|\[code(?:=[\w-]+)?\]|\{code(?::[^}\s]*)?\}|\{noformat\})")
+            .expect("open marker regex")
+    });
+    static CLOSE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)(?:</code>\s*</pre>|</pre>|</code>|\[/code\]|\{code\}|\{noformat\})\s*$")
+            .expect("close marker regex")
+    });
+    let fenced = input.contains("```") || input.contains("~~~");
+    let marked = [
+        "<pre",
+        "<PRE",
+        "<code",
+        "<CODE",
+        "[code",
+        "[/code",
+        "[CODE",
+        "{code",
+        "{noformat",
+    ]
+    .iter()
+    .any(|m| input.contains(m));
+    if !fenced && !marked {
         return None;
     }
     let is_fence = |l: &str| {
@@ -281,13 +365,35 @@ fn unfence(input: &str) -> Option<String> {
         })
     };
     // A fence ends what came before it (the reporter's words, another paste) as a blank line does.
-    Some(
-        input
-            .lines()
-            .map(|l| if is_fence(l) { "" } else { l })
-            .collect::<Vec<_>>()
-            .join("\n"),
-    )
+    let mut out: Vec<&str> = Vec::new();
+    for line in input.lines() {
+        if fenced && is_fence(line) {
+            out.push("");
+            continue;
+        }
+        if !marked {
+            out.push(line);
+            continue;
+        }
+        let mut line = line;
+        if let Some(m) = OPEN.find(line) {
+            out.push("");
+            line = &line[m.end()..];
+            if line.trim().is_empty() {
+                continue;
+            }
+        }
+        match CLOSE.find(line) {
+            Some(m) => {
+                if !line[..m.start()].trim().is_empty() {
+                    out.push(&line[..m.start()]);
+                }
+                out.push("");
+            }
+            None => out.push(line),
+        }
+    }
+    Some(out.join("\n"))
 }
 
 /// A paste whose every line is indented alike (a markdown code block, a quote in an email) without that
@@ -703,6 +809,37 @@ pub fn read_source(path: &str) -> Result<(String, Vec<u8>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn utf16_with_its_byte_order_mark_is_text() {
+        let text = "Warning  FailedScheduling  0/1 nodes are available: 1 Insufficient nvidia.com/gpu.\r\n";
+        let le: Vec<u8> = [0xff, 0xfe]
+            .into_iter()
+            .chain(text.encode_utf16().flat_map(u16::to_le_bytes))
+            .collect();
+        let be: Vec<u8> = [0xfe, 0xff]
+            .into_iter()
+            .chain(text.encode_utf16().flat_map(u16::to_be_bytes))
+            .collect();
+        assert_eq!(decode(le.clone(), "f").unwrap(), text);
+        assert_eq!(decode(be, "f").unwrap(), text);
+        // An unpaired surrogate, or a last byte that is half a unit, is not text.
+        let mut odd = le.clone();
+        odd.push(b'x');
+        assert!(decode(odd, "f").is_err());
+        // Without the mark, NUL bytes still say binary.
+        assert!(decode(le[2..].to_vec(), "f").is_err());
+    }
+
+    #[test]
+    fn a_typeset_paste_reads_as_printed() {
+        assert_eq!(
+            untypeset("no runtime for \u{201c}nvidia\u{201d} is con\u{200b}figured, didn\u{2019}t")
+                .as_deref(),
+            Some("no runtime for \"nvidia\" is configured, didn't")
+        );
+        assert_eq!(untypeset("plain \"text\""), None);
+    }
 
     #[test]
     fn html_escapes_are_read_back_and_other_ampersands_stay() {

@@ -83,7 +83,7 @@ fn primary(text: &str) -> &'static str {
 #[test]
 fn real_pastes_read_the_same_however_the_ticket_carried_them() {
     type Carry = fn(&str) -> String;
-    let carried: [(&str, Carry); 11] = [
+    let carried: [(&str, Carry); 15] = [
         ("fenced", |t| {
             format!("Here is what I see:\n```\n{t}\n```\nAny idea?\n")
         }),
@@ -107,6 +107,25 @@ fn real_pastes_read_the_same_however_the_ticket_carried_them() {
             runs.replace_all(t, " ").into_owned()
         }),
         ("double-spaced", |t| t.replace('\n', "\n\n")),
+        // Wrapped in another markup's code markers, glued to the first and last lines.
+        ("html pre", |t| format!("<pre><code>{t}</code></pre>\n")),
+        ("bbcode", |t| format!("[code]{t}[/code]\n")),
+        ("jira", |t| format!("{{noformat}}\n{t}\n{{noformat}}\n")),
+        // Through a mail client or a word processor: curly quotes, and zero-width spaces where a line may break.
+        ("typeset", |t| {
+            let mut open = true;
+            t.chars()
+                .map(|c| match c {
+                    '"' => {
+                        open = !open;
+                        if open { '\u{201d}' } else { '\u{201c}' }
+                    }
+                    '\'' => '\u{2019}',
+                    c => c,
+                })
+                .collect::<String>()
+                .replace("  ", " \u{200b} ")
+        }),
         // Copied from a page's source or a ticket system's export, with HTML's escapes.
         ("html-escaped", |t| {
             t.replace('&', "&amp;")
