@@ -114,6 +114,11 @@ mod tests {
     }
 
     #[test]
+    fn zero_width_characters_are_removed() {
+        assert_eq!(line("nvi\u{200b}dia\u{feff} g\u{2060}pu\u{200d}"), "nvidia gpu");
+    }
+
+    #[test]
     fn plain_text_is_untouched() {
         let s = "0/3 nodes are available: 3 Insufficient nvidia.com/gpu. ünïcode ✓";
         assert_eq!(line(s), s);
