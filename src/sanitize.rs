@@ -115,7 +115,10 @@ mod tests {
 
     #[test]
     fn zero_width_characters_are_removed() {
-        assert_eq!(line("nvi\u{200b}dia\u{feff} g\u{2060}pu\u{200d}"), "nvidia gpu");
+        assert_eq!(
+            line("nvi\u{200b}dia\u{feff} g\u{2060}pu\u{200d}"),
+            "nvidia gpu"
+        );
     }
 
     #[test]

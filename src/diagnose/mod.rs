@@ -321,12 +321,15 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
             if let Some(d) = stalled_without_a_word(ev, &ctx, &gaps) {
                 return stack_pod_down(d, ev, &ctx);
             }
+            // An input with nothing to read (an empty Events table, a paste cut off in its header) says as
+            // little as prose does: not that nothing blocks.
             if ev.signals.is_empty() && ev.pod.is_none() {
                 gaps.push(Gap {
                     check: "input".into(),
                     reason: "no Pod, event or message was found in the input".into(),
                 });
-            } else if says_nothing_of_the_pod(ev) {
+            }
+            if says_nothing_of_the_pod(ev) {
                 let d = unknown(
                     ev,
                     Gate::Unknown,
@@ -633,6 +636,10 @@ fn stalled_without_a_word(ev: &Evidence, ctx: &Context, gaps: &[Gap]) -> Option<
     }
     let stalled = |r: &str| is_waiting_status(r);
     let from_pod = ev.pod.as_ref().and_then(|p| {
+        // The kubelet rejected the Pod or its containers failed for good; the input shows neither why.
+        if p.phase.as_deref() == Some("Failed") {
+            return Some("Failed");
+        }
         let pending = p.phase.as_deref() == Some("Pending");
         match (pending, &p.node_name) {
             (true, None) if p.scheduled.as_deref() != Some("True") => Some("Pending"),
@@ -646,10 +653,11 @@ fn stalled_without_a_word(ev: &Evidence, ctx: &Context, gaps: &[Gap]) -> Option<
         .filter_map(|s| s.reason.as_deref())
         .find(|r| stalled(r))
         .or(from_pod)?;
-    let gate = if status == "Pending" {
-        Gate::Scheduling
-    } else {
-        Gate::Runtime
+    let gate = match status {
+        "Pending" => Gate::Scheduling,
+        // Before its containers ran (the kubelet's admission) or after: the input does not say.
+        "Failed" => Gate::Unknown,
+        _ => Gate::Runtime,
     };
     let evidence = vec![EvidenceLine {
         source: SignalSource::PodStatus,
@@ -1671,8 +1679,15 @@ fn is_blocking(s: &Signal) -> bool {
         return false;
     }
     match s.source {
+        // The autoscaler's and a batch scheduler's Normal events that say a Pod still waits block it too.
         Some(SignalSource::Event | SignalSource::OwnerEvent) => {
-            s.kind.as_deref() != Some("Normal") || is_pull_back_off(s)
+            s.kind.as_deref() != Some("Normal")
+                || is_pull_back_off(s)
+                || matches!(
+                    s.reason.as_deref(),
+                    Some("NotTriggerScaleUp" | "Unschedulable")
+                )
+                || s.message.contains("pod didn't trigger scale-up")
         }
         Some(SignalSource::Condition) => true,
         Some(SignalSource::ContainerStatus) => !matches!(
@@ -2416,6 +2431,33 @@ mod tests {
             )
         });
         assert_eq!(diagnose(&placed).primary, Category::None);
+    }
+
+    #[test]
+    fn a_failed_pod_or_an_input_with_nothing_to_read_is_unknown_not_fine() {
+        // Describe output cut off after `Status: Failed`.
+        let failed = Evidence {
+            pod: Some(PodFacts {
+                phase: Some("Failed".into()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let d = diagnose(&failed);
+        assert_eq!((d.primary, d.gate), (Category::Unknown, Gate::Unknown));
+        // An Events table with no rows: no Pod, no event, no message.
+        let d = diagnose(&Evidence::default());
+        assert_eq!(d.primary, Category::Unknown);
+        assert!(d.gaps.iter().any(|g| g.check == "input"), "{d:?}");
+        // The autoscaler's Normal event that it could not help, cut off before its reason.
+        let d = diagnose(&ev(vec![Signal {
+            kind: Some("Normal".into()),
+            ..event(
+                "NotTriggerScaleUp",
+                "pod didn't trigger scale-up: 1 max node group size",
+            )
+        }]));
+        assert_eq!((d.primary, d.gate), (Category::Unknown, Gate::Scheduling));
     }
 
     #[test]
