@@ -2491,7 +2491,7 @@ mod tests {
                 "Successfully pulled image \"nvcr.io/nvidia/driver:470\"",
             )
         };
-        assert_ne!(diagnose(&pulled).primary, Category::DevicePlugin);
+        assert_eq!(diagnose(&pulled).primary, Category::None);
     }
 
     #[test]

@@ -69,17 +69,26 @@ fn utf16(bytes: &[u8]) -> Option<std::result::Result<String, usize>> {
         [0xfe, 0xff, ..] => false,
         _ => return None,
     };
-    let units = bytes[2..].chunks(2).map(|pair| match (pair, little) {
-        ([a, b], true) => u16::from_le_bytes([*a, *b]),
-        ([a, b], false) => u16::from_be_bytes([*a, *b]),
-        // An odd last byte is not a whole unit.
-        _ => 0xdc00,
+    // An odd last byte is not a whole unit.
+    if bytes.len() % 2 == 1 {
+        return Some(Err(bytes.len() - 1));
+    }
+    let units = bytes[2..].chunks_exact(2).map(|pair| {
+        if little {
+            u16::from_le_bytes([pair[0], pair[1]])
+        } else {
+            u16::from_be_bytes([pair[0], pair[1]])
+        }
     });
     let mut text = String::with_capacity(bytes.len() / 2);
-    for (i, c) in char::decode_utf16(units).enumerate() {
+    let mut at = 2;
+    for c in char::decode_utf16(units) {
         match c {
-            Ok(c) => text.push(c),
-            Err(_) => return Some(Err(2 + 2 * i)),
+            Ok(c) => {
+                text.push(c);
+                at += 2 * c.len_utf16();
+            }
+            Err(_) => return Some(Err(at)),
         }
     }
     Some(Ok(text))
@@ -88,8 +97,11 @@ fn utf16(bytes: &[u8]) -> Option<std::result::Result<String, usize>> {
 /// Detects the format and reads the input into one Evidence per target.
 pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
     // Text copied from a page's source or a ticket export keeps its HTML escapes (`&quot;`, `&gt;`). A JSON
-    // document with quotes of its own is not escaped: its strings keep what they hold.
-    let unescaped = if looks_like_json(input.trim_start()) && input.contains('"') {
+    // document with quotes of its own (also one in a fence) is not escaped: its strings keep what they hold.
+    let quoted_json = (looks_like_json(input.trim_start()) && input.contains('"'))
+        || input.contains("\"apiVersion\"")
+        || input.contains("\"kind\"");
+    let unescaped = if quoted_json {
         None
     } else {
         unescape_html(input)
@@ -97,7 +109,13 @@ pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
     let input = unescaped.as_deref().unwrap_or(input);
     // A JSON document is read as it is (and at full speed); the rest may carry a ticket's formatting.
     let json = looks_like_json(input.trim_start());
-    let plain = if json { None } else { untypeset(input) };
+    // A manifest's strings keep their curly quotes (a YAML string in single quotes may hold a `’`).
+    let manifest = quoted_json || input.contains("apiVersion:");
+    let plain = if json {
+        None
+    } else {
+        untypeset(input, !manifest)
+    };
     let input = plain.as_deref().unwrap_or(input);
     let spaced = if json { None } else { respace(input) };
     let input = spaced.as_deref().unwrap_or(input);
@@ -198,6 +216,7 @@ fn unescape_html(input: &str) -> Option<String> {
         ("&#x22;", '"'),
         ("&apos;", '\''),
         ("&#39;", '\''),
+        ("&#039;", '\''),
         ("&#x27;", '\''),
         ("&lt;", '<'),
         ("&#60;", '<'),
@@ -243,24 +262,25 @@ fn unescape_html(input: &str) -> Option<String> {
 }
 
 /// A paste as a word processor, a mail client or a web page typeset it, put back as a terminal printed it: curly
-/// quotes become straight ones, and the zero-width characters a page puts where a line may break go.
-fn untypeset(input: &str) -> Option<String> {
-    let typeset = |c: char| {
-        crate::sanitize::is_zero_width(c)
-            || matches!(
+/// quotes become straight ones (when `quotes`), and the zero-width characters a page puts where a line may break
+/// go.
+fn untypeset(input: &str, quotes: bool) -> Option<String> {
+    let curly = |c: char| {
+        quotes
+            && matches!(
                 c,
                 '\u{201c}' | '\u{201d}' | '\u{201e}' | '\u{2018}' | '\u{2019}'
             )
     };
-    if !input.contains(typeset) {
+    if !input.contains(|c| crate::sanitize::is_zero_width(c) || curly(c)) {
         return None;
     }
     Some(
         input
             .chars()
             .filter_map(|c| match c {
-                '\u{201c}' | '\u{201d}' | '\u{201e}' => Some('"'),
-                '\u{2018}' | '\u{2019}' => Some('\''),
+                '\u{201c}' | '\u{201d}' | '\u{201e}' if quotes => Some('"'),
+                '\u{2018}' | '\u{2019}' if quotes => Some('\''),
                 c if crate::sanitize::is_zero_width(c) => None,
                 c => Some(c),
             })
@@ -328,7 +348,7 @@ fn is_prose(line: &str) -> bool {
 /// line leaves that line as it was printed.
 fn unfence(input: &str) -> Option<String> {
     static OPEN: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)^\s*(?:<pre\b[^>]*>\s*(?:<code\b[^>]*>)?|<code\b[^>]*>|\[code(?:=[\w-]+)?\]|\{code(?::[^}\s]*)?\}|\{noformat\})")
+        Regex::new(r"(?i)^\s*(?:<pre\b[^>]*>\s*(?:<code\b[^>]*>)?|<code\b[^>]*>|\[code(?:=[\w-]+)?\]|\{code(?::[^}\n]*)?\}|\{noformat(?::[^}\n]*)?\})")
             .expect("open marker regex")
     });
     static CLOSE: LazyLock<Regex> = LazyLock::new(|| {
@@ -336,19 +356,10 @@ fn unfence(input: &str) -> Option<String> {
             .expect("close marker regex")
     });
     let fenced = input.contains("```") || input.contains("~~~");
-    let marked = [
-        "<pre",
-        "<PRE",
-        "<code",
-        "<CODE",
-        "[code",
-        "[/code",
-        "[CODE",
-        "{code",
-        "{noformat",
-    ]
-    .iter()
-    .any(|m| input.contains(m));
+    static MARKER: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)<pre\b|<code\b|\[/?code\b|\{code\b|\{noformat\b").expect("marker regex")
+    });
+    let marked = MARKER.is_match(input);
     if !fenced && !marked {
         return None;
     }
@@ -834,11 +845,19 @@ mod tests {
     #[test]
     fn a_typeset_paste_reads_as_printed() {
         assert_eq!(
-            untypeset("no runtime for \u{201c}nvidia\u{201d} is con\u{200b}figured, didn\u{2019}t")
-                .as_deref(),
+            untypeset(
+                "no runtime for \u{201c}nvidia\u{201d} is con\u{200b}figured, didn\u{2019}t",
+                true
+            )
+            .as_deref(),
             Some("no runtime for \"nvidia\" is configured, didn't")
         );
-        assert_eq!(untypeset("plain \"text\""), None);
+        assert_eq!(untypeset("plain \"text\"", true), None);
+        // A manifest keeps its quotes.
+        assert_eq!(
+            untypeset("description: 'NVIDIA\u{2019}s sample'", false),
+            None
+        );
     }
 
     #[test]
