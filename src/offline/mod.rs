@@ -822,6 +822,54 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_manifest_keeps_its_curly_quotes_and_escapes() {
+        // A running Pod's YAML whose annotation holds a typographic apostrophe inside single quotes: straightened,
+        // it would end the string early and the manifest would be read as text.
+        let yaml = r#"apiVersion: v1
+kind: Pod
+metadata:
+  annotations:
+    description: 'NVIDIA’s vectorAdd sample'
+  name: cuda
+  namespace: default
+spec:
+  containers:
+  - image: nvcr.io/nvidia/cuda:12.2.0-base-ubuntu22.04
+    name: cuda
+    resources:
+      limits:
+        nvidia.com/gpu: "1"
+  nodeName: gpu-1
+status:
+  conditions:
+  - status: "True"
+    type: Ready
+  - status: "True"
+    type: PodScheduled
+  containerStatuses:
+  - name: cuda
+    ready: true
+    restartCount: 1
+    lastState:
+      terminated:
+        exitCode: 128
+        reason: StartError
+        message: 'failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: error during container init: error running hook #0: error running hook: exit status 1, stdout: , stderr: nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown'
+    state:
+      running:
+        startedAt: "2024-01-01T00:05:00Z"
+  phase: Running"#;
+        let (format, evs) = parse(yaml, "x").unwrap();
+        assert_eq!(format, Format::Yaml);
+        assert_eq!(evs[0].target.name.as_deref(), Some("cuda"));
+        // A fenced JSON Pod whose string holds what looks like an HTML escape.
+        let json = "```json\n{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {\"name\": \"cuda\", \"annotations\": {\"note\": \"a &quot;b&quot;\"}}, \"status\": {\"phase\": \"Pending\"}}\n```\n";
+        let (format, evs) = parse(json, "x").unwrap();
+        assert_eq!(format, Format::Json);
+        assert_eq!(evs[0].target.name.as_deref(), Some("cuda"));
+    }
+
+    #[test]
     fn utf16_with_its_byte_order_mark_is_text() {
         let text = "Warning  FailedScheduling  0/1 nodes are available: 1 Insufficient nvidia.com/gpu.\r\n";
         let le: Vec<u8> = [0xff, 0xfe]
