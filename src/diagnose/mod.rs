@@ -1659,17 +1659,17 @@ fn is_autoscaler(s: &Signal) -> bool {
 
 /// Normal events say what went right; everything else is read.
 fn worth_reading(s: &Signal) -> bool {
-    // Batch schedulers (Volcano) report why a Pod waits as a Normal `Unschedulable` event.
-    s.kind.as_deref() != Some("Normal")
-        || is_autoscaler(s)
-        || s.reason.as_deref() == Some("Unschedulable")
-        || is_pull_back_off(s)
+    s.kind.as_deref() != Some("Normal") || is_autoscaler(s) || says_it_waits(s)
 }
 
-/// The kubelet reports `Back-off pulling image` as a Normal `BackOff` event (the image manager's
-/// `BackOffPullImage`), yet the container cannot start until the image is pulled.
-fn is_pull_back_off(s: &Signal) -> bool {
-    s.reason.as_deref() == Some("BackOff")
+/// A Normal event that says the Pod still waits: a batch scheduler's (Volcano) `Unschedulable`, the
+/// autoscaler's `NotTriggerScaleUp`, and the kubelet's `BackOff` (its image manager reports `Back-off pulling
+/// image` as Normal, yet the container cannot start until the image is pulled).
+fn says_it_waits(s: &Signal) -> bool {
+    matches!(
+        s.reason.as_deref(),
+        Some("Unschedulable" | "NotTriggerScaleUp" | "BackOff")
+    ) || s.message.contains("pod didn't trigger scale-up")
 }
 
 /// Whether an unexplained signal still means the Pod is blocked.
@@ -1679,15 +1679,8 @@ fn is_blocking(s: &Signal) -> bool {
         return false;
     }
     match s.source {
-        // The autoscaler's and a batch scheduler's Normal events that say a Pod still waits block it too.
         Some(SignalSource::Event | SignalSource::OwnerEvent) => {
-            s.kind.as_deref() != Some("Normal")
-                || is_pull_back_off(s)
-                || matches!(
-                    s.reason.as_deref(),
-                    Some("NotTriggerScaleUp" | "Unschedulable")
-                )
-                || s.message.contains("pod didn't trigger scale-up")
+            s.kind.as_deref() != Some("Normal") || says_it_waits(s)
         }
         Some(SignalSource::Condition) => true,
         Some(SignalSource::ContainerStatus) => !matches!(
