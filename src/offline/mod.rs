@@ -1,6 +1,7 @@
 //! Offline input: pasted text → the same `Evidence` the live collector builds. This module owns reading the
-//! bytes (size cap, binary and UTF-8 checks) and detecting the format without being told; `objects` reads
-//! JSON/YAML API objects, `text` reads describe output, event tables, bare messages and log lines.
+//! bytes (size cap, binary check, UTF-8 or UTF-16 with its mark) and detecting the format without being told;
+//! `carried` undoes how a ticket carried the paste, `flattened` gives a paste its line breaks back, `objects`
+//! reads JSON/YAML API objects, `text` reads describe output, event tables, bare messages and log lines.
 
 mod carried;
 mod flattened;
