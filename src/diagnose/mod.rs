@@ -2127,6 +2127,25 @@ fn new_cause(f: &Finding, ctx: &Context) -> Cause {
 /// GPU cause (handler, hook, device plugin) beats a cause that is not a GPU gate (image, network, mount),
 /// because a device-admission rejection is final and hook failures precede the noise they cause.
 fn pick_primary(causes: &[Cause], gpu_selector: bool) -> usize {
+    let mut primary = pick_by_gate(causes, gpu_selector);
+    // A rule that refines the chosen one says more about the same failure, also when the two read different
+    // lines (one component's log, each line its own record). The table has no cycles; the bound is a guard.
+    for _ in 0..causes.len() {
+        let Some(general) = causes[primary].rule else {
+            break;
+        };
+        match causes
+            .iter()
+            .position(|c| c.rule.is_some_and(|r| crate::rules::refines(r, general)))
+        {
+            Some(specific) => primary = specific,
+            None => break,
+        }
+    }
+    primary
+}
+
+fn pick_by_gate(causes: &[Cause], gpu_selector: bool) -> usize {
     let late: Vec<usize> = (0..causes.len())
         .filter(|&i| matches!(causes[i].gate, Gate::Runtime | Gate::DeviceAdmission))
         .collect();
@@ -2222,7 +2241,9 @@ fn gpu_key(key: &str) -> bool {
 /// NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit, volume filters,
 /// PodTopologySpread, InterPodAffinity, DynamicResources. So:
 /// 1. a node that failed a filter *after* NodeResourcesFit had the GPU free: that filter is what to fix;
-/// 2. a taint whose key names a GPU marks the GPU nodes (they never reach the resource check);
+/// 2. a taint whose key names a GPU marks the GPU nodes (they never reach the resource check), and so does a
+///    dedicated pool's taint, unless the nodes short of the GPU passed a selector that other nodes failed
+///    (then they are the nodes the Pod is meant for);
 /// 3. otherwise the resource shortfall on the nodes the Pod may use;
 /// 4. a taint beside a selector mismatch: no node both passed the taints and matched the selector, so the
 ///    selected nodes are tainted, or none exists. A named custom taint, or an unnamed one when the Pod selects
@@ -2334,6 +2355,13 @@ fn scheduling_primary(causes: &[Cause], idx: &[usize], gpu_selector: bool) -> Op
                 rule(c, "GW103")
                     && (detail(c, "key").is_some_and(gpu_key)
                         || detail(c, "value").is_some_and(gpu_key))
+            })
+        })
+        // Nodes that said Insufficient passed the Pod's selector where others did not: they are the nodes it
+        // is meant for, and their GPUs are taken.
+        .or_else(|| {
+            find(&|c| rule(c, "GW108")).and_then(|_| {
+                find(&|c| rule(c, "GW105") && detail(c, "resource").is_some_and(is_gpu_resource))
             })
         })
         .or_else(|| find(&pool_taint))
@@ -2508,6 +2536,42 @@ mod tests {
         assert_eq!(d.primary, Category::InsufficientResource);
         assert_eq!(d.causes[0].details["count"], 2);
         assert_eq!(d.causes[0].details["nodes_total"], 3);
+    }
+
+    #[test]
+    fn gpu_short_on_the_selected_nodes_beats_a_pool_taint() {
+        // A pool taint and a shortfall alone: the pool holds the GPUs.
+        let d = diagnose(&ev(vec![event(
+            "FailedScheduling",
+            "0/3 nodes are available: 1 node(s) had untolerated taint {restricted: true}, 2 Insufficient nvidia.com/gpu.",
+        )]));
+        assert_eq!(d.primary, Category::Taint);
+        // The nodes short of the GPU passed a selector that two others failed: they are the Pod's nodes.
+        let d = diagnose(&ev(vec![event(
+            "FailedScheduling",
+            "0/4 nodes are available: 1 Insufficient cpu, 1 Insufficient gpu.intel.com/i915, 1 node(s) had untolerated taint {restricted: true}, 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/4 nodes are available: 1 No preemption victims found for incoming pod, 3 Preemption is not helpful for scheduling.",
+        )]));
+        assert_eq!(d.primary, Category::InsufficientResource);
+        assert_eq!(d.causes[0].details["resource"], "gpu.intel.com/i915");
+    }
+
+    #[test]
+    fn a_refining_rule_on_another_line_says_more() {
+        let log = |m: &str| Signal {
+            source: Some(SignalSource::Log),
+            message: m.into(),
+            count: 1,
+            ..Default::default()
+        };
+        let d = diagnose(&ev(vec![
+            log("2019/11/28 16:07:11 Failed to initialize NVML: could not load NVML library."),
+            log(
+                "nvidia-kubevirt-gpu-device-plugin: symbol lookup error: nvidia-kubevirt-gpu-device-plugin: undefined symbol: nvmlDeviceGetCount_v2",
+            ),
+        ]));
+        assert_eq!(d.primary, Category::DevicePlugin);
+        assert_eq!(d.causes[0].rule, Some("GW153"));
+        assert!(d.causes.iter().any(|c| c.rule == Some("GW151")));
     }
 
     #[test]

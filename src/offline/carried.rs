@@ -1,7 +1,7 @@
-//! How a ticket carried a paste, undone: HTML escapes, a mail client's curly quotes and zero-width spaces,
-//! a web page's no-break spaces and double spacing, code markers (markdown fences, `<pre>`, `[code]`, Jira's
-//! `{code}`), a quote's `> `, a block's indentation and a terminal's hard wrap. Each reader returns `None` when
-//! the paste does not carry its mark, so the others see the text as it was.
+//! How a ticket carried a paste, undone: HTML escapes, a markdown export's backslashes, a mail client's curly
+//! quotes and zero-width spaces, a web page's no-break spaces and double spacing, code markers (markdown fences,
+//! `<pre>`, `[code]`, Jira's `{code}`), a quote's `> `, a block's indentation and a terminal's hard wrap. Each
+//! reader returns `None` when the paste does not carry its mark, so the others see the text as it was.
 
 use std::sync::LazyLock;
 
@@ -61,6 +61,30 @@ pub(super) fn unescape_html(input: &str) -> Option<String> {
         }
     }
     out.push_str(rest);
+    Some(out)
+}
+
+/// A paste that went through a rich-text editor's markdown export (Notion, Confluence, a chat client), which
+/// puts a backslash before each character markdown would read as formatting: `default\_runtime\_name`,
+/// `nvidia.com/gpu\*`, and doubles each backslash. Read back when the paste carries the export's mark (`\_`, `\*`,
+/// `\[` or `\]`, which no component prints); a backslash before anything else (a JSON string's `\"`) stays.
+pub(super) fn unescape_markdown(input: &str) -> Option<String> {
+    if !["\\_", "\\*", "\\[", "\\]"]
+        .iter()
+        .any(|mark| input.contains(mark))
+    {
+        return None;
+    }
+    let mut out = String::with_capacity(input.len());
+    let mut chars = input.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, chars.peek()) {
+            ('\\', Some('\\' | '_' | '*' | '[' | ']' | '#' | '`' | '~' | '<' | '>' | '|')) => {
+                out.extend(chars.next());
+            }
+            (c, _) => out.push(c),
+        }
+    }
     Some(out)
 }
 
@@ -356,6 +380,19 @@ fn same_columns(a: &str, b: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_markdown_export_reads_as_printed() {
+        assert_eq!(
+            unescape_markdown(
+                r#"for `default\_runtime\_name = \"runc\"` \[nvidia.com/gpu\*\] C:\\x\_y"#
+            )
+            .as_deref(),
+            Some(r#"for `default_runtime_name = \"runc\"` [nvidia.com/gpu*] C:\x_y"#)
+        );
+        // Without the export's mark a backslash is the component's own.
+        assert_eq!(unescape_markdown(r#"path C:\x and \"q\""#), None);
+    }
 
     #[test]
     fn a_typeset_paste_reads_as_printed() {

@@ -14,7 +14,9 @@ use regex::Regex;
 
 use crate::error::{Error, Result};
 use crate::evidence::{Evidence, Signal, SignalSource};
-use carried::{dedent, rejoin_wrapped, respace, unescape_html, unfence, unquote, untypeset};
+use carried::{
+    dedent, rejoin_wrapped, respace, unescape_html, unescape_markdown, unfence, unquote, untypeset,
+};
 
 /// The largest input accepted: a 100,000-event EventList is well under it.
 pub const MAX_INPUT_BYTES: u64 = 512 << 20;
@@ -120,6 +122,8 @@ pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
         untypeset(input, !manifest)
     };
     let input = plain.as_deref().unwrap_or(input);
+    let unmarked = if json { None } else { unescape_markdown(input) };
+    let input = unmarked.as_deref().unwrap_or(input);
     let spaced = if json { None } else { respace(input) };
     let input = spaced.as_deref().unwrap_or(input);
     let unfenced = if json { None } else { unfence(input) };

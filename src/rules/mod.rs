@@ -24,6 +24,11 @@ pub fn is_hearsay(id: &str) -> bool {
     table::HEARSAY.contains(&id)
 }
 
+/// Whether rule `specific` explains the failure that rule `general` reports, and says more about it.
+pub fn refines(specific: &str, general: &str) -> bool {
+    table::REFINES.contains(&(specific, general))
+}
+
 /// Whether a rule reads a GPU-stack component's own log, not the scheduler's word about the Pod.
 pub fn reads_component_log(id: &str) -> bool {
     table::COMPONENT_LOG.contains(&id)
