@@ -30,6 +30,26 @@ pub fn clean(s: &str, keep_newlines: bool) -> String {
     out
 }
 
+/// Returns `s` without its escape sequences (a terminal's colours, a title, a cursor move), keeping every other
+/// character, so a paste captured with colours (`script`, a CI log, kubecolor) keeps the layout it was printed
+/// in; `None` when it has none.
+pub fn uncolour(s: &str) -> Option<String> {
+    if !s.contains(['\u{1b}', '\u{9b}', '\u{9d}']) {
+        return None;
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\u{1b}' => skip_escape(&mut chars),
+            '\u{9b}' => skip_csi(&mut chars),
+            '\u{9d}' => skip_string(&mut chars),
+            c => out.push(c),
+        }
+    }
+    Some(out)
+}
+
 /// Single-line form: newlines become spaces.
 pub fn line(s: &str) -> String {
     clean(s, false)
@@ -119,6 +139,16 @@ mod tests {
             line("nvi\u{200b}dia\u{feff} g\u{2060}pu\u{200d}"),
             "nvidia gpu"
         );
+    }
+
+    #[test]
+    fn colours_go_and_the_layout_stays() {
+        assert_eq!(
+            uncolour("  \u{1b}[31mWarning\u{1b}[0m\tFailed  1m\n\u{1b}]0;title\u{7}next")
+                .as_deref(),
+            Some("  Warning\tFailed  1m\nnext")
+        );
+        assert_eq!(uncolour("plain\ttext\n"), None);
     }
 
     #[test]

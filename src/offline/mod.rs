@@ -101,6 +101,9 @@ fn utf16(bytes: &[u8]) -> Option<std::result::Result<String, usize>> {
 
 /// Detects the format and reads the input into one Evidence per target.
 pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
+    // A paste captured with a terminal's colours keeps its layout without them.
+    let uncoloured = crate::sanitize::uncolour(input);
+    let input = uncoloured.as_deref().unwrap_or(input);
     // Text copied from a page's source or a ticket export keeps its HTML escapes (`&quot;`, `&gt;`). A JSON
     // document with quotes of its own (also one in a fence) is not escaped: its strings keep what they hold.
     let quoted_json = (looks_like_json(input.trim_start()) && input.contains('"'))

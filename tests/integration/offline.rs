@@ -83,7 +83,7 @@ fn primary(text: &str) -> &'static str {
 #[test]
 fn real_pastes_read_the_same_however_the_ticket_carried_them() {
     type Carry = fn(&str) -> String;
-    let carried: [(&str, Carry); 16] = [
+    let carried: [(&str, Carry); 17] = [
         ("fenced", |t| {
             format!("Here is what I see:\n```\n{t}\n```\nAny idea?\n")
         }),
@@ -142,6 +142,15 @@ fn real_pastes_read_the_same_however_the_ticket_carried_them() {
                 .replace('*', "\\*")
                 .replace('[', "\\[")
                 .replace(']', "\\]")
+        }),
+        // Captured with a terminal's colours (`script`, a CI log, kubecolor).
+        ("coloured", |t| {
+            let words =
+                regex::Regex::new(r"\b(Warning|Normal|Error|Failed|failed|error)\b").unwrap();
+            format!(
+                "\u{1b}]0;gpu-node\u{7}{}\u{1b}[0m",
+                words.replace_all(t, "\u{1b}[1;31m$1\u{1b}[0m")
+            )
         }),
         // Copied from a terminal 80 columns wide that cut every longer line.
         ("hard-wrapped", |t| {
