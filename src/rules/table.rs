@@ -95,6 +95,7 @@ pub static REFINES: &[(&str, &str)] = &[
     ("GW151", "GW122"),
     ("GW153", "GW151"),
     ("GW159", "GW119"),
+    ("GW156", "GW164"),
     ("GW431", "GW416"),
     ("GW431", "GW418"),
     ("GW436", "GW410"),
@@ -119,7 +120,7 @@ pub static HEARSAY: &[&str] = &["GW131", "GW132", "GW137", "GW138", "GW603"];
 pub static COMPONENT_LOG: &[&str] = &[
     "GW122", "GW123", "GW124", "GW127", "GW128", "GW133", "GW139", "GW140", "GW142", "GW143",
     "GW144", "GW145", "GW147", "GW148", "GW149", "GW150", "GW151", "GW152", "GW153", "GW154",
-    "GW155",
+    "GW155", "GW164",
 ];
 
 pub static RULES: &[Rule] = &[
@@ -1791,6 +1792,36 @@ pub static RULES: &[Rule] = &[
         example: "Launching a new EC2 instance. Status Reason: We currently do not have sufficient g4dn.xlarge capacity in the Availability Zone you requested (us-west-2a). Our system will be working on provisioning additional capacity.",
         example_source: "https://github.com/2i2c-org/infrastructure/issues/3334",
         near_miss: "{\"level\":\"ERROR\",\"time\":\"2024-08-04T21:21:43.196Z\",\"logger\":\"controller\",\"message\":\"failed launching nodeclaim\",\"commit\":\"490ef94\",\"controller\":\"nodeclaim.lifecycle\"}",
+    },
+    Rule {
+        id: "GW164",
+        name: "operator-reconcile-failed",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "the GPU Operator's log (clusterpolicy-controller)",
+        pattern: r#"(?:Reconciler error[^\n]*?clusterpolicy-controller|clusterpolicy-controller[^\n]*?Reconciler error)[^\n]*?"error": ?"(?P<error>(?:failed|unable|error|could not|no matches)(?:[^"\\\n]|\\.)*)""#,
+        summary: "the GPU Operator cannot reconcile its ClusterPolicy ({error}), so it deploys no driver, toolkit or device plugin and the nodes advertise no GPU",
+        explanation: doc!(
+            "The GPU Operator deploys the driver, the container toolkit, the device plugin and the rest of the stack from its ClusterPolicy. Its controller failed before it deployed them and retries with the same error, so the GPU nodes get no operands and advertise no `nvidia.com/gpu`.",
+            "The error says why: the Operator cannot read something it needs from the nodes (an OS release it does not parse, such as Talos's `v1.12.6`), an API it uses is not served, or an object it makes is refused. Most often the Operator's version does not support the cluster's OS or Kubernetes version.",
+            "Read the error and the Operator's release notes: upgrade the Operator to a release that supports the cluster's OS and Kubernetes, or fix the node label or object it names; `kubectl get clusterpolicies` shows the policy's state.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get clusterpolicies -o jsonpath='{.items[*].status.state}'",
+                place: Cluster,
+                why: "see whether the ClusterPolicy is ready",
+            },
+            Next {
+                command: "kubectl logs -n gpu-operator deploy/gpu-operator --tail=50",
+                place: Cluster,
+                why: "read the Operator's reconcile errors (the namespace may be another)",
+            },
+        ],
+        fix: None,
+        example: "{\"level\":\"error\",\"ts\":1774112196.4380157,\"msg\":\"Reconciler error\",\"controller\":\"clusterpolicy-controller\",\"object\":{\"name\":\"cluster-policy\"},\"namespace\":\"\",\"name\":\"cluster-policy\",\"reconcileID\":\"991b62e2-34f1-4844-9ed3-fe049d7a5c04\",\"error\":\"failed to retrieve GPU node OS tag: error processing OS major version v1: strconv.Atoi: parsing \\\"v1\\\": invalid syntax\"}",
+        example_source: "https://github.com/NVIDIA/gpu-operator/issues/2239",
+        near_miss: "1.6679920299890828e+09  INFO    controllers.ClusterPolicy       Found Resource, updating...     {\"ServiceMonitor\": \"nvidia-node-status-exporter\", \"Namespace\": \"nvidia-gpu-operator\"}",
     },
     Rule {
         id: "GW201",
