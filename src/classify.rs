@@ -353,6 +353,26 @@ mod tests {
     }
 
     #[test]
+    fn a_pressure_eviction_names_every_condition() {
+        // The kubelet's admission prints its node conditions with Go's `%v`: one, or several spaced.
+        for (text, want) in [
+            ("The node had condition: [DiskPressure]. ", "DiskPressure"),
+            (
+                "The node had condition: [DiskPressure MemoryPressure]. ",
+                "DiskPressure MemoryPressure",
+            ),
+            (
+                "The node was low on resource: ephemeral-storage. Threshold quantity: 15763389861, available: 12139364Ki.",
+                "ephemeral-storage",
+            ),
+        ] {
+            let r = read(text);
+            assert_eq!(r.findings[0].rule.id, "GW508", "{text}");
+            assert_eq!(r.findings[0].captures["resource"], want, "{text}");
+        }
+    }
+
+    #[test]
     fn lowercase_and_odd_spacing() {
         let r = read("0/4 nodes are available:   4 insufficient nvidia.com/gpu.");
         assert_eq!(r.findings[0].rule.id, "GW105");

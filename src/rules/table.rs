@@ -3924,7 +3924,7 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Runtime,
         looks_at: "Pod status message (Evicted), kubelet Evicted event",
-        pattern: r"(?:The node was low on resource: |The node had condition: \[)(?P<resource>[\w/-]+(?:\.[\w/-]+)*)",
+        pattern: r"(?:The node was low on resource: |The node had condition: \[)(?P<resource>[\w/-]+(?:\.[\w/-]+)*(?: \w+Pressure)*)",
         summary: "the kubelet evicted the Pod for the node's pressure: {resource}",
         explanation: doc!(
             "The Pod was running or starting, and the kubelet evicted it because the node crossed an eviction threshold (`The node was low on resource: …`), or refused it because the node reports a pressure condition (`The node had condition: [DiskPressure]`). This is not a GPU gate.",
