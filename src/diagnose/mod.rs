@@ -1357,7 +1357,7 @@ fn whose_component_failure(
         }
         return;
     }
-    if !matches!(c.rule, Some("GW505" | "GW518")) {
+    if !matches!(c.rule, Some("GW505" | "GW518" | "GW523")) {
         return;
     }
     // Only the lines that report the crash: a pasted table names every Pod of the stack. When those lines

@@ -70,10 +70,11 @@ const CONTAINERD_CRI_CONFIG: Next = Next {
 /// yields to a message that says what it tripped on; the GPU Operator's list of states that are not ready (GW147)
 /// yields to what a state's own Pod says; the validator's failed CUDA sample (GW150) yields to a rule that reads
 /// its error code (GW421: no device in the container); a driver container's log that stops short (GW155) yields
-/// to the line that says why it stopped; a container that is never created (GW518) yields to the runtime's error.
+/// to the line that says why it stopped; a container that is never created (GW518) yields to the runtime's error, and so does Docker's refusal to start
+/// one (GW523).
 pub static CATCH_ALL: &[&str] = &[
     "GW119", "GW124", "GW142", "GW144", "GW147", "GW150", "GW155", "GW210", "GW211", "GW216",
-    "GW505",
+    "GW505", "GW523",
 ];
 
 /// Pairs (specific, general) of rules whose patterns match the same text, where the specific one says more:
@@ -4271,6 +4272,29 @@ pub static RULES: &[Rule] = &[
         example: "{\"level\":\"ERROR\",\"time\":\"2025-12-03T15:11:22.615Z\",\"logger\":\"controller\",\"message\":\"failed to create instance\",\"commit\":\"ad87e6e-dirty\",\"controller\":\"nodeclaim.lifecycle\",\"controllerGroup\":\"karpenter.sh\",\"controllerKind\":\"NodeClaim\",\"NodeClaim\":{\"name\":\"default-nodepool-g2gz4\"},\"namespace\":\"\",\"name\":\"default-nodepool-g2gz4\",\"reconcileID\":\"53848e9e-86df-40e1-b80d-2aef4d735436\",\"instanceType\":\"g2-standard-16\",\"zone\":\"europe-west6-b\",\"error\":\"googleapi: Error 400: Instances with guest accelerators do not support live migration., badRequest\"}",
         example_source: "https://github.com/cloudpilot-ai/karpenter-provider-gcp/issues/167",
         near_miss: "{\"level\":\"INFO\",\"time\":\"2025-11-11T12:16:09.219Z\",\"logger\":\"controller\",\"caller\":\"scheduling/scheduler.go:272\",\"message\":\"computed new nodeclaim(s) to fit pod(s)\",\"commit\":\"f913f41\",\"controller\":\"provisioner\",\"namespace\":\"\",\"name\":\"\",\"reconcileID\":\"435dbd27-44c4-431b-940c-90b9977a649f\",\"nodeclaims\":2,\"pods\":31}",
+    },
+    Rule {
+        id: "GW523",
+        name: "docker-refused-container",
+        category: C::Other,
+        gate: G::Runtime,
+        looks_at: "Failed event of a node whose kubelet runs containers through Docker (dockershim, cri-dockerd)",
+        pattern: r#"\bfailed to start container \\?"(?P<container>[^"\\]+)\\?": Error response from daemon: (?P<why>[^\n]+)"#,
+        summary: "the Docker daemon refused to start the container {container}: {why}",
+        explanation: doc!(
+            "The kubelet asked Docker to start the container and the Docker daemon refused. Docker's own error follows `Error response from daemon:`; when it is the NVIDIA hook's or runc's error, the diagnosis names that instead.",
+            "Docker refuses what the Pod's security settings add and it does not know (an OpenShift SCC's `defaultAddCapabilities` with a capability Docker cannot parse), a mount or device it cannot set up, or a runtime it does not have.",
+            "Read Docker's error and fix what it names in the Pod's security context, its SCC or PodSecurityPolicy, or the node's Docker configuration; when the container is the device plugin's, the node advertises no GPU until it starts.",
+        ),
+        next: &[Next {
+            command: "journalctl -u docker --since '-1h' | tail -50",
+            place: Node,
+            why: "read the Docker daemon's side of the refusal",
+        }],
+        fix: None,
+        example: " Error: failed to start container \"nvidia-device-plugin-ctr\": Error response from daemon: linux spec capabilities: Unknown capability to add: \"CAP_*\"",
+        example_source: "https://github.com/openshift/origin/issues/19575",
+        near_miss: "docker: Error response from daemon: could not select device driver \"cdi\" with capabilities: [].",
     },
     Rule {
         id: "GW602",
