@@ -89,7 +89,8 @@ pub static CATCH_ALL: &[&str] = &[
 /// (GW410 would only say the hook failed); GW519 says the kubelet could not read the claim in its API version
 /// (GW308 would blame the DRA driver); GW438 names the device node a stale CDI spec lists, which the NVIDIA
 /// runtime's and containerd's wrappers (GW413, GW418) only say failed; GW440 says the hook's NVML was refused the
-/// device nodes (GW410, GW417 and GW418 would only say the hook or the runtime failed).
+/// device nodes (GW410, GW417 and GW418 would only say the hook or the runtime failed); GW442 says Docker has no
+/// NVIDIA device driver at all for `--gpus` (GW414 also reads a CDI driver that is not enabled).
 pub static REFINES: &[(&str, &str)] = &[
     ("GW146", "GW105"),
     ("GW151", "GW145"),
@@ -107,6 +108,7 @@ pub static REFINES: &[(&str, &str)] = &[
     ("GW440", "GW410"),
     ("GW440", "GW417"),
     ("GW440", "GW418"),
+    ("GW442", "GW414"),
 ];
 
 /// Rules that read the reporter's own words (or the manifests they pasted) in a ticket, not a component's
@@ -3765,6 +3767,36 @@ pub static RULES: &[Rule] = &[
         example: "   Warning  FailedCreatePodSandBox  19s (x16 over 34s)  kubelet            (combined from similar events): Failed to create pod sandbox: rpc error: code = Unknown desc = failed to start sandbox \"d0a43b5d3c6c433f011efbfacb6de3f7ac448f3d09a272cef8d43249712b12b1\": failed to create containerd task: failed to create shim task: device cold plug failed: cold plug: GetPodResources failed for pod(cuda-vectoradd-kata) in namespace(default): rpc error: code = Unknown desc = PodResources API Get method disabled",
         example_source: "https://docs.nvidia.com/datacenter/cloud-native/confidential-containers/latest/troubleshooting.html",
         near_miss: "  Warning  Failed          50s (x12 over 2m56s)  kubelet            Error: CreateContainer failed: cold_plug_vfio= or",
+    },
+    Rule {
+        id: "GW442",
+        name: "docker-nvidia-toolkit-not-registered",
+        category: C::HandlerMissing,
+        gate: G::Runtime,
+        looks_at: "docker start error for `--gpus` or Compose's `driver: nvidia`",
+        pattern: r#"could not select device driver "(?:nvidia)?" with capabilities: \[\[gpu"#,
+        summary: "the node's Docker has no NVIDIA device driver registered: the NVIDIA Container Toolkit is not installed or not configured for Docker, so a GPU request finds no runtime to run it",
+        explanation: doc!(
+            "A GPU request to Docker (`--gpus`, Compose's `driver: nvidia` with `capabilities: [gpu]`) needs the NVIDIA Container Toolkit, which registers its device driver with Docker. Docker found none, so it runs nothing with a GPU: the runtime is not set up to use the NVIDIA runtime at all.",
+            "The toolkit is not installed on the host, it was installed but Docker was not restarted, or Docker runs where the toolkit cannot reach it (Docker Desktop without GPU support, a snap-packaged Docker, a rootless daemon).",
+            "Install the NVIDIA Container Toolkit, run `nvidia-ctk runtime configure --runtime=docker` and restart Docker; `docker info` then lists the `nvidia` runtime.",
+        ),
+        next: &[
+            Next {
+                command: "nvidia-ctk runtime configure --runtime=docker && systemctl restart docker",
+                place: Node,
+                why: "register the NVIDIA runtime with Docker",
+            },
+            Next {
+                command: "docker info --format '{{json .Runtimes}}'",
+                place: Node,
+                why: "check that Docker knows the nvidia runtime",
+            },
+        ],
+        fix: None,
+        example: "docker: Error response from daemon: could not select device driver \"\" with capabilities: [[gpu]].",
+        example_source: "https://github.com/eduidl/ElasticFusion-Dockerfile/issues/11",
+        near_miss: "docker: Error response from daemon: could not select device driver \"cdi\" with capabilities: [].",
     },
     Rule {
         id: "GW501",
