@@ -353,6 +353,18 @@ mod tests {
     }
 
     #[test]
+    fn scheduling_gated_only_as_the_pods_status() {
+        let gated = |text: &str| read(text).findings.iter().any(|f| f.rule.id == "GW115");
+        assert!(gated("SchedulingGated"));
+        assert!(gated(
+            "qwen3-multinode-0-worker-0-worker-wkr-cc52m   0/1     SchedulingGated   0          4m29s"
+        ));
+        assert!(!gated(
+            "The pod is no longer SchedulingGated, it is Pending but kubectl describe shows no events."
+        ));
+    }
+
+    #[test]
     fn a_pressure_eviction_names_every_condition() {
         // The kubelet's admission prints its node conditions with Go's `%v`: one, or several spaced.
         for (text, want) in [

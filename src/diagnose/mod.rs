@@ -417,7 +417,7 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
         whose_libraries(c, ev);
         whose_nvml_failure(c, ev);
     }
-    let primary = forced.unwrap_or_else(|| pick_primary(&causes, ctx.gpu_selector));
+    let primary = forced.unwrap_or_else(|| pick_primary(&causes, &ctx));
     let first = causes.remove(primary);
     causes.insert(0, first);
     let gate = causes[0].gate;
@@ -1800,6 +1800,10 @@ struct Context {
     vars: BTreeMap<&'static str, String>,
     /// The Pod's nodeSelector names GPU labels, so the nodes it selects are GPU nodes.
     gpu_selector: bool,
+    /// The Pod's selector (or affinity) may name a label of its own nodes: the input does not show it to be
+    /// only the OS or the CPU architecture, which charts set by default and which leave out only a node of
+    /// another kind.
+    own_selector: bool,
 }
 
 impl Context {
@@ -1883,7 +1887,22 @@ impl Context {
             vars.insert("resource", r);
         }
         let gpu_selector = pod.is_some_and(|p| p.node_selector.keys().any(|k| gpu_key(k)));
-        Context { vars, gpu_selector }
+        let generic = |k: &String| {
+            matches!(
+                k.as_str(),
+                "kubernetes.io/os"
+                    | "kubernetes.io/arch"
+                    | "beta.kubernetes.io/os"
+                    | "beta.kubernetes.io/arch"
+            )
+        };
+        let own_selector = !pod
+            .is_some_and(|p| !p.node_selector.is_empty() && p.node_selector.keys().all(generic));
+        Context {
+            vars,
+            gpu_selector,
+            own_selector,
+        }
     }
 
     fn step(&self, command: &str, place: Where, why: &str) -> NextStep {
@@ -2126,18 +2145,20 @@ fn new_cause(f: &Finding, ctx: &Context) -> Cause {
 /// The index of the cause to fix first for the GPU. The furthest gate reached wins; past scheduling, a
 /// GPU cause (handler, hook, device plugin) beats a cause that is not a GPU gate (image, network, mount),
 /// because a device-admission rejection is final and hook failures precede the noise they cause.
-fn pick_primary(causes: &[Cause], gpu_selector: bool) -> usize {
-    let mut primary = pick_by_gate(causes, gpu_selector);
+fn pick_primary(causes: &[Cause], ctx: &Context) -> usize {
+    let mut primary = pick_by_gate(causes, ctx);
     // A rule that refines the chosen one says more about the same failure, also when the two read different
-    // lines (one component's log, each line its own record). The table has no cycles; the bound is a guard.
+    // lines (one component's log, each line its own record), as long as it is at the same gate. The table has no cycles; the bound is a guard.
     for _ in 0..causes.len() {
         let Some(general) = causes[primary].rule else {
             break;
         };
-        match causes
-            .iter()
-            .position(|c| c.rule.is_some_and(|r| crate::rules::refines(r, general)))
-        {
+        // Only within the gate: a finding that blocks nothing (a shared GPU's OOM) does not stand for a
+        // failure another line reports.
+        let gate = causes[primary].gate;
+        match causes.iter().position(|c| {
+            c.gate == gate && c.rule.is_some_and(|r| crate::rules::refines(r, general))
+        }) {
             Some(specific) => primary = specific,
             None => break,
         }
@@ -2145,7 +2166,7 @@ fn pick_primary(causes: &[Cause], gpu_selector: bool) -> usize {
     primary
 }
 
-fn pick_by_gate(causes: &[Cause], gpu_selector: bool) -> usize {
+fn pick_by_gate(causes: &[Cause], ctx: &Context) -> usize {
     let late: Vec<usize> = (0..causes.len())
         .filter(|&i| matches!(causes[i].gate, Gate::Runtime | Gate::DeviceAdmission))
         .collect();
@@ -2188,7 +2209,7 @@ fn pick_by_gate(causes: &[Cause], gpu_selector: bool) -> usize {
         .filter(|&i| gate_rank(causes[i].gate) == top_gate)
         .collect();
     if causes[in_gate[0]].gate == Gate::Scheduling
-        && let Some(i) = scheduling_primary(causes, &in_gate, gpu_selector)
+        && let Some(i) = scheduling_primary(causes, &in_gate, ctx)
     {
         return i;
     }
@@ -2250,7 +2271,8 @@ fn gpu_key(key: &str) -> bool {
 ///    GPU labels (so the selected nodes are GPU nodes), says the selected nodes are the tainted ones; an
 ///    unnamed taint beside any other selector is most often the control plane, so the selector is what to fix;
 /// 5. control-plane, node-condition and absent-node reasons only when nothing else is left.
-fn scheduling_primary(causes: &[Cause], idx: &[usize], gpu_selector: bool) -> Option<usize> {
+fn scheduling_primary(causes: &[Cause], idx: &[usize], ctx: &Context) -> Option<usize> {
+    let gpu_selector = ctx.gpu_selector;
     let find = |pred: &dyn Fn(&Cause) -> bool| idx.iter().copied().find(|&i| pred(&causes[i]));
     let rule = |c: &Cause, id: &str| c.rule == Some(id);
     let after_fit = |c: &Cause| {
@@ -2258,6 +2280,11 @@ fn scheduling_primary(causes: &[Cause], idx: &[usize], gpu_selector: bool) -> Op
             || rule(c, "GW113")
             || (rule(c, "GW110") && c.details.contains_key("count"))
     };
+    // The scheduler never considers a Pod that still has scheduling gates: a FailedScheduling beside its
+    // gated status is another Pod's, or from before the gates.
+    if let Some(g) = find(&|c| rule(c, "GW115")) {
+        return Some(g);
+    }
     let named_custom_taint = |c: &Cause| rule(c, "GW103") || (gpu_selector && rule(c, "GW104"));
     let count = |c: &Cause| c.details.get("count").and_then(Value::as_u64);
     // A reason that every node reports blocks every node: it is what to fix.
@@ -2357,12 +2384,17 @@ fn scheduling_primary(causes: &[Cause], idx: &[usize], gpu_selector: bool) -> Op
                         || detail(c, "value").is_some_and(gpu_key))
             })
         })
-        // Nodes that said Insufficient passed the Pod's selector where others did not: they are the nodes it
-        // is meant for, and their GPUs are taken.
+        // Nodes that said Insufficient passed the Pod's own selector where others did not: they are the nodes
+        // it is meant for, and their GPUs are taken. (A selector of only the OS or the architecture leaves out
+        // a node of another kind, and says nothing of where the GPUs are.)
         .or_else(|| {
-            find(&|c| rule(c, "GW108")).and_then(|_| {
-                find(&|c| rule(c, "GW105") && detail(c, "resource").is_some_and(is_gpu_resource))
-            })
+            find(&|c| rule(c, "GW108"))
+                .filter(|_| ctx.own_selector)
+                .and_then(|_| {
+                    find(&|c| {
+                        rule(c, "GW105") && detail(c, "resource").is_some_and(is_gpu_resource)
+                    })
+                })
         })
         .or_else(|| find(&pool_taint))
         .or_else(|| {
@@ -2553,6 +2585,36 @@ mod tests {
         )]));
         assert_eq!(d.primary, Category::InsufficientResource);
         assert_eq!(d.causes[0].details["resource"], "gpu.intel.com/i915");
+        // A selector of only the OS leaves out a node of another kind: the pool's taint is still where the
+        // GPUs are.
+        let mut generic = ev(vec![event(
+            "FailedScheduling",
+            "0/7 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, 2 node(s) had untolerated taint {dedicated: ml}, 4 Insufficient nvidia.com/gpu.",
+        )]);
+        generic.pod = Some(PodFacts {
+            node_selector: [("kubernetes.io/os".to_string(), "linux".to_string())].into(),
+            ..Default::default()
+        });
+        assert_eq!(diagnose(&generic).primary, Category::Taint);
+    }
+
+    #[test]
+    fn a_gated_pod_is_held_by_its_gates_not_by_a_fit_error_beside_it() {
+        let mut gated = ev(vec![
+            event(
+                "FailedScheduling",
+                "0/3 nodes are available: 3 Insufficient nvidia.com/gpu.",
+            ),
+            Signal {
+                source: Some(SignalSource::PodStatus),
+                reason: Some("SchedulingGated".into()),
+                count: 1,
+                ..Default::default()
+            },
+        ]);
+        assert_eq!(diagnose(&gated).causes[0].rule, Some("GW115"));
+        gated.signals.pop();
+        assert_eq!(diagnose(&gated).causes[0].rule, Some("GW105"));
     }
 
     #[test]
@@ -2572,6 +2634,18 @@ mod tests {
         assert_eq!(d.primary, Category::DevicePlugin);
         assert_eq!(d.causes[0].rule, Some("GW153"));
         assert!(d.causes.iter().any(|c| c.rule == Some("GW151")));
+        // Not to a finding at another gate: one process's OOM under HAMi blocks nothing and does not explain
+        // another's crash.
+        let d = diagnose(&ev(vec![
+            log(
+                "[HAMI-core ERROR (pid:565 thread=140267266266944 multiprocess_memory_limit.c:831)]: Illegal device id: 850725928",
+            ),
+            log(
+                "[HAMI-core ERROR (pid:30 thread=140382094939712 allocator.c:53)]: Device 0 OOM 3171158016 / 3145728000",
+            ),
+        ]));
+        assert_eq!(d.causes[0].rule, Some("GW439"));
+        assert!(d.is_blocked());
     }
 
     #[test]

@@ -497,7 +497,7 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Scheduling,
         looks_at: "PodScheduled condition (reason SchedulingGated), the STATUS column of `kubectl get pods`",
-        pattern: r"Scheduling is blocked due to non-empty scheduling gates|waiting for scheduling gates|\bSchedulingGated\b",
+        pattern: r"Scheduling is blocked due to non-empty scheduling gates|waiting for scheduling gates|\A\s*(?:STATUS\s+)?SchedulingGated\s*\z|\b\d+/\d+\s+SchedulingGated\b|\breason:\s*SchedulingGated\b",
         summary: "the pod has schedulingGates; the scheduler will not consider it until they are removed",
         explanation: doc!(
             "`spec.schedulingGates` is not empty, so the Pod is held before scheduling.",
