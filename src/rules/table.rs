@@ -53,6 +53,18 @@ const VALIDATOR_DRIVER_LOG: Next = Next {
     why: "read what the validator's driver validation tried and where it stopped",
 };
 
+/// Registering the NVIDIA runtime with Docker, and checking it.
+const DOCKER_CONFIGURE_NVIDIA: Next = Next {
+    command: "nvidia-ctk runtime configure --runtime=docker && systemctl restart docker",
+    place: Node,
+    why: "register the NVIDIA runtime with Docker",
+};
+const DOCKER_RUNTIMES: Next = Next {
+    command: "docker info --format '{{json .Runtimes}}'",
+    place: Node,
+    why: "check that Docker knows the nvidia runtime",
+};
+
 /// What containerd's CRI plugin is configured with: the plugins it disables, its default runtime, its runtimes.
 const CONTAINERD_CRI_CONFIG: Next = Next {
     command: "containerd config dump | grep -n -e disabled_plugins -e default_runtime_name -e 'runtimes\\.'",
@@ -3010,18 +3022,7 @@ pub static RULES: &[Rule] = &[
             "The NVIDIA Container Toolkit is not installed or not registered with Docker, Docker was not restarted after it was, or CDI is not enabled in Docker's features (`\"cdi\": true`).",
             "Install and configure the toolkit for Docker (`nvidia-ctk runtime configure --runtime=docker`), enable CDI if the device is a CDI name, and restart Docker.",
         ),
-        next: &[
-            Next {
-                command: "nvidia-ctk runtime configure --runtime=docker && systemctl restart docker",
-                place: Node,
-                why: "register the NVIDIA runtime with Docker",
-            },
-            Next {
-                command: "docker info --format '{{json .Runtimes}}'",
-                place: Node,
-                why: "check that Docker knows the nvidia runtime",
-            },
-        ],
+        next: &[DOCKER_CONFIGURE_NVIDIA, DOCKER_RUNTIMES],
         fix: None,
         example: "docker: Error response from daemon: could not select device driver \"cdi\" with capabilities: [].",
         example_source: "tests/fixtures/real/c013-docker-rootless-cdi-driver-not-selected.txt (issue URL in MANIFEST.tsv)",
@@ -3781,18 +3782,7 @@ pub static RULES: &[Rule] = &[
             "The toolkit is not installed on the host, it was installed but Docker was not restarted, or Docker runs where the toolkit cannot reach it (Docker Desktop without GPU support, a snap-packaged Docker, a rootless daemon).",
             "Install the NVIDIA Container Toolkit, run `nvidia-ctk runtime configure --runtime=docker` and restart Docker; `docker info` then lists the `nvidia` runtime.",
         ),
-        next: &[
-            Next {
-                command: "nvidia-ctk runtime configure --runtime=docker && systemctl restart docker",
-                place: Node,
-                why: "register the NVIDIA runtime with Docker",
-            },
-            Next {
-                command: "docker info --format '{{json .Runtimes}}'",
-                place: Node,
-                why: "check that Docker knows the nvidia runtime",
-            },
-        ],
+        next: &[DOCKER_CONFIGURE_NVIDIA, DOCKER_RUNTIMES],
         fix: None,
         example: "docker: Error response from daemon: could not select device driver \"\" with capabilities: [[gpu]].",
         example_source: "https://github.com/eduidl/ElasticFusion-Dockerfile/issues/11",
