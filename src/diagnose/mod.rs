@@ -2148,7 +2148,8 @@ fn new_cause(f: &Finding, ctx: &Context) -> Cause {
 fn pick_primary(causes: &[Cause], ctx: &Context) -> usize {
     let mut primary = pick_by_gate(causes, ctx);
     // A rule that refines the chosen one says more about the same failure, also when the two read different
-    // lines (one component's log, each line its own record), as long as it is at the same gate. The table has no cycles; the bound is a guard.
+    // lines (one component's log, each line its own record), as long as it is at the same gate. The table has
+    // no cycles; the bound is a guard.
     for _ in 0..causes.len() {
         let Some(general) = causes[primary].rule else {
             break;
@@ -2263,8 +2264,8 @@ fn gpu_key(key: &str) -> bool {
 /// PodTopologySpread, InterPodAffinity, DynamicResources. So:
 /// 1. a node that failed a filter *after* NodeResourcesFit had the GPU free: that filter is what to fix;
 /// 2. a taint whose key names a GPU marks the GPU nodes (they never reach the resource check), and so does a
-///    dedicated pool's taint, unless the nodes short of the GPU passed a selector that other nodes failed
-///    (then they are the nodes the Pod is meant for);
+///    dedicated pool's taint, unless the nodes short of the GPU passed a selector of the Pod's own (not only
+///    the OS or the architecture) that other nodes failed: then they are the nodes the Pod is meant for;
 /// 3. otherwise the resource shortfall on the nodes the Pod may use;
 /// 4. a taint beside a selector mismatch: no node both passed the taints and matched the selector, so the
 ///    selected nodes are tainted, or none exists. A named custom taint, or an unnamed one when the Pod selects
