@@ -2597,7 +2597,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::DeviceAdmission,
         looks_at: "FailedPrepareDynamicResources event",
-        pattern: r"(?:Failed to prepare dynamic resources|error preparing devices for claim [0-9a-f-]+)(?:\\?\x22 err=\\?\x22|: )(?P<inner>[^\x22\\\n]+)",
+        pattern: r"(?:Failed to prepare dynamic resources|error preparing devices for claim [0-9a-f-]+)(?:\\?\x22 err=\\?\x22|: )(?P<inner>[^\x22\\\n]+)|\b(?P<inner_alt>requested device \S+ is already allocated to different claim [0-9a-f-]+)",
         summary: "the DRA driver failed to prepare the pod's devices: {inner}",
         explanation: doc!(
             "The kubelet asked the DRA driver to prepare the allocated devices and it failed.",
