@@ -30,64 +30,6 @@ pub fn clean(s: &str, keep_newlines: bool) -> String {
     out
 }
 
-/// Returns `s` without the escape sequences a terminal capture holds (colours, a title, a cursor move), keeping
-/// every other character, so a paste captured with colours (`script`, a CI log, kubecolor) keeps the layout it
-/// was printed in; `None` when it has no ESC. Only ESC-introduced sequences go: a bare C1 character is what a
-/// curly quote becomes when a page decodes UTF-8 as windows-1252 (`â€` and U+009D), and it stays (the
-/// per-message `clean` drops it). A sequence never reaches past its line, and a malformed one loses only its ESC.
-pub fn uncolour(s: &str) -> Option<String> {
-    // A byte search: a scan of every char would cost more than reading an 85 MB EventList.
-    if !s.as_bytes().contains(&0x1b) {
-        return None;
-    }
-    let mut out = String::with_capacity(s.len());
-    let mut rest = s;
-    while let Some(at) = rest.find('\u{1b}') {
-        out.push_str(&rest[..at]);
-        let seq = &rest[at + 1..];
-        rest = &seq[escape_len(seq)..];
-    }
-    out.push_str(rest);
-    Some(out)
-}
-
-/// The length of the escape sequence after an ESC (without the ESC), within its line; 0 when it is malformed.
-/// Every byte it counts is ASCII, so the length ends on a character boundary.
-fn escape_len(seq: &str) -> usize {
-    let b = seq.as_bytes();
-    match b.first() {
-        // CSI: parameter and intermediate bytes, then one final byte.
-        Some(b'[') => {
-            let body = b[1..]
-                .iter()
-                .take_while(|c| (0x20..=0x3f).contains(*c))
-                .count();
-            match b.get(1 + body) {
-                Some(c) if (0x40..=0x7e).contains(c) => 2 + body,
-                _ => 0,
-            }
-        }
-        // OSC (a title, a hyperlink): up to BEL or ST on the same line.
-        Some(b']') => {
-            let line = &b[1..b.iter().position(|c| *c == b'\n').unwrap_or(b.len())];
-            match line.iter().position(|c| *c == 0x07 || *c == 0x1b) {
-                Some(end) if line[end] == 0x07 => 2 + end,
-                Some(end) if line.get(end + 1) == Some(&b'\\') => 3 + end,
-                _ => 0,
-            }
-        }
-        // Short sequences (ESC 7, ESC =, ESC ( B): intermediate bytes, then one final byte.
-        Some(_) => {
-            let body = b.iter().take_while(|c| (0x20..=0x2f).contains(*c)).count();
-            match b.get(body) {
-                Some(c) if (0x30..=0x7e).contains(c) => 1 + body,
-                _ => 0,
-            }
-        }
-        None => 0,
-    }
-}
-
 /// Single-line form: newlines become spaces.
 pub fn line(s: &str) -> String {
     clean(s, false)
@@ -177,24 +119,6 @@ mod tests {
             line("nvi\u{200b}dia\u{feff} g\u{2060}pu\u{200d}"),
             "nvidia gpu"
         );
-    }
-
-    #[test]
-    fn colours_go_and_the_layout_stays() {
-        assert_eq!(
-            uncolour("  \u{1b}[31mWarning\u{1b}[0m\tFailed  1m\n\u{1b}]0;title\u{7}next\u{1b}(B")
-                .as_deref(),
-            Some("  Warning\tFailed  1m\nnext")
-        );
-        assert_eq!(uncolour("plain\ttext\n"), None);
-        // A curly quote decoded as windows-1252 leaves a bare C1 character: the text after it stays.
-        assert_eq!(uncolour("\u{e2}\u{20ac}\u{9d} Pending\n0/6 nodes"), None);
-        // A malformed sequence loses its ESC only: never the next line, nor the next sequence.
-        assert_eq!(
-            uncolour("a\u{1b}[\nb\u{1b}[\u{1b}[31mc\u{1b}]0;title\nd").as_deref(),
-            Some("a[\nb[c]0;title\nd")
-        );
-        assert_eq!(uncolour("\u{1b}").as_deref(), Some(""));
     }
 
     #[test]

@@ -15,7 +15,8 @@ use regex::Regex;
 use crate::error::{Error, Result};
 use crate::evidence::{Evidence, Signal, SignalSource};
 use carried::{
-    dedent, rejoin_wrapped, respace, unescape_html, unescape_markdown, unfence, unquote, untypeset,
+    dedent, rejoin_wrapped, respace, uncolour, unescape_html, unescape_markdown, unfence, unquote,
+    untypeset,
 };
 
 /// The largest input accepted: a 100,000-event EventList is well under it.
@@ -102,7 +103,7 @@ fn utf16(bytes: &[u8]) -> Option<std::result::Result<String, usize>> {
 /// Detects the format and reads the input into one Evidence per target.
 pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
     // A paste captured with a terminal's colours keeps its layout without them.
-    let uncoloured = crate::sanitize::uncolour(input);
+    let uncoloured = uncolour(input);
     let input = uncoloured.as_deref().unwrap_or(input);
     // Text copied from a page's source or a ticket export keeps its HTML escapes (`&quot;`, `&gt;`). A JSON
     // document with quotes of its own (also one in a fence) is not escaped: its strings keep what they hold.
