@@ -1376,8 +1376,15 @@ fn whose_component_failure(
         text.push_str(if says_whose { &crashing } else { &lower });
     }
     let has = |words: &[&str]| words.iter().any(|w| text.contains(w));
+    // The GPU Operator's container toolkit has one init container, `driver-validation`: when the toolkit's
+    // Pod fails in its init containers, that check is what fails.
+    let toolkit_waits_for_driver = has(&["container-toolkit-daemonset"])
+        && ["crashloopbackoff", "error"]
+            .iter()
+            .any(|s| text.contains(&format!("init:{s}")) || text.contains(&format!("init: {s}")))
+        && !names_validator(target);
     // A validator's name can hold the component it validates (`nvidia-device-plugin-validator`).
-    if names_validator(&text) {
+    if names_validator(&text) || toolkit_waits_for_driver {
         c.category = Category::Unknown;
         // The GPU Operator's validator runs its checks in order, each an init container: the one that loops
         // is the first that fails, so the ones before it passed.
@@ -1385,6 +1392,7 @@ fn whose_component_failure(
             .evidence
             .iter()
             .find_map(|e| failing_validation(&e.text))
+            .or_else(|| toolkit_waits_for_driver.then_some("driver-validation"))
             .or_else(|| failing_validation(&format!("{}: CrashLoopBackOff", looping?)));
         // (the check, its category, what its failure means, the operand whose log says more)
         let verdict = match check {

@@ -900,6 +900,31 @@ Containers:
     }
 
     #[test]
+    fn a_toolkit_pod_failing_in_its_init_containers_is_the_driver_not_ready() {
+        // microk8s #5247: the GPU Operator's toolkit has one init container, driver-validation.
+        let paste = "nvidia-operator-validator-hhgp7                               0/1     Init:CrashLoopBackOff   4 (34s ago)   119s
+nvidia-container-toolkit-daemonset-rxrx9                      0/1     Init:CrashLoopBackOff   4 (29s ago)   119s
+gpu-feature-discovery-s7lsd                                   0/1     Init:CrashLoopBackOff   4 (19s ago)   118s
+";
+        let (_, evs) = parse(paste, "x").unwrap();
+        let ds = crate::diagnose::diagnose_all(&evs);
+        assert_eq!(
+            ds[0].target.name.as_deref(),
+            Some("nvidia-container-toolkit-daemonset-rxrx9")
+        );
+        assert_eq!(ds[0].primary, crate::rules::Category::DevicePlugin);
+        assert!(ds[0].causes[0].summary.contains("driver-validation"));
+        // Failing in its own container, the toolkit says nothing of the driver.
+        let own = paste.replace("Init:CrashLoopBackOff", "CrashLoopBackOff");
+        let (_, evs) = parse(&own, "x").unwrap();
+        let ds = crate::diagnose::diagnose_all(&evs);
+        assert!(
+            ds.iter()
+                .all(|d| d.primary == crate::rules::Category::Unknown)
+        );
+    }
+
+    #[test]
     fn a_failing_plugin_or_driver_pod_and_a_waiting_stack_pod_are_the_device_plugin() {
         // gpu-operator #369: `oc get po -A`, single-spaced, with `Init: CrashLoopBackOff` typed with a space.
         let paste = "NAMESPACE NAME READY STATUS RESTARTS AGE
