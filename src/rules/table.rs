@@ -3491,7 +3491,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "nvidia-smi run inside a container that is running",
-        pattern: r"Failed to initialize NVML: Unknown Error(?:\s|$|\.\x22)",
+        pattern: r"Failed to initialize NVML: Unknown Error(?:\s|$|\.?[\x22\x27\x60])",
         summary: "the container lost access to its GPU after it started: systemd reset the device rules the NVIDIA hook set up",
         explanation: doc!(
             "`nvidia-smi` fails with `Failed to initialize NVML: Unknown Error` inside a container that was started with its GPU. The Pod started; the container's device access was taken away afterwards, so the GPU is unusable until the Pod restarts.",
