@@ -3789,6 +3789,36 @@ pub static RULES: &[Rule] = &[
         near_miss: "docker: Error response from daemon: could not select device driver \"cdi\" with capabilities: [].",
     },
     Rule {
+        id: "GW443",
+        name: "kubevirt-gpu-device-not-passed",
+        category: C::DevicePlugin,
+        gate: G::Runtime,
+        looks_at: "KubeVirt's virt-handler log, the VMI's SyncFailed event",
+        pattern: r"the number of (?:device plugin |DRA )?GPU/s do not match the number of devices(?::(?:\\+n|\s)+GPU: \[\{\S+ (?P<resource>[\w./-]+))?",
+        summary: "the VM's launcher Pod got no device for its GPU {resource}: the device plugin that allocated it passed no PCI or mediated device, so KubeVirt cannot build the VM",
+        explanation: doc!(
+            "The VM's launcher Pod was given the GPU resource, but KubeVirt found no device for it when it built the VM (`Device: []`): a KubeVirt GPU comes from a device plugin that names the device's PCI address (or mediated device) in the launcher's environment, and the one that allocated this resource named none.",
+            "Another device plugin serves the same resource name (NVIDIA's container device plugin also advertises `nvidia.com/gpu`, and gives a container's device, not a VM's), the GPUs are not bound to `vfio-pci`, or the device plugin and KubeVirt disagree about how the device is passed (a KubeVirt upgrade).",
+            "Give the passthrough GPUs a resource name that only the VM device plugin serves (KubeVirt's own for `permittedHostDevices` without `externalResourceProvider`, or NVIDIA's KubeVirt device plugin), keep the container device plugin off VM nodes (`nvidia.com/gpu.workload.config=vm-passthrough` with the GPU Operator), then restart the VM.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get pods -A -o wide | grep -i -e device-plugin -e virt-handler",
+                place: Cluster,
+                why: "see which device plugins run on the VM's node",
+            },
+            Next {
+                command: "kubectl get kubevirt -A -o jsonpath='{.items[*].spec.configuration.permittedHostDevices}'",
+                place: Cluster,
+                why: "see which resource names KubeVirt passes through, and whether an external plugin provides them",
+            },
+        ],
+        fix: None,
+        example: "server error. command SyncVMI failed: \"failed to creade GPU host-devices: the number of GPU/s do not match the number of devices:\\nGPU: [{gpu1 nvidia.com/20b0}]\\nDevice: []\"",
+        example_source: "https://github.com/NVIDIA/kubevirt-gpu-device-plugin/issues/26",
+        near_miss: "    permittedHostDevices:\n      pciHostDevices:\n      - externalResourceProvider: false\n        pciVendorSelector: 10de:20b7\n        resourceName: nvidia.com/gpu",
+    },
+    Rule {
         id: "GW501",
         name: "image-pull-failed",
         category: C::Other,
