@@ -3819,6 +3819,36 @@ pub static RULES: &[Rule] = &[
         near_miss: "    permittedHostDevices:\n      pciHostDevices:\n      - externalResourceProvider: false\n        pciVendorSelector: 10de:20b7\n        resourceName: nvidia.com/gpu",
     },
     Rule {
+        id: "GW444",
+        name: "vfio-group-missing",
+        category: C::DevicePlugin,
+        gate: G::Runtime,
+        looks_at: "the VM launcher Pod's Failed event or the VMI's sync error (KubeVirt, Harvester)",
+        pattern: r"\bl?stat /dev/vfio/(?P<group>\d+): no such file or directory",
+        summary: "the VM's GPU was given VFIO group {group}, which the node does not have: the GPU is not (or no longer) bound to vfio-pci, but the device plugin still offers it",
+        explanation: doc!(
+            "A GPU passed through to a virtual machine reaches the VM's launcher Pod as its VFIO group's device node, `/dev/vfio/<group>`, which the device plugin names when it allocates the GPU. The runtime could not find that node on the host, so the launcher Pod (and the VM) cannot start.",
+            "The GPU is bound to another driver (the NVIDIA driver took it back, or a VM that released it left it unbound), its IOMMU group number changed after a reboot or a reassignment, or IOMMU is off; the device plugin still advertises the group it found when it started.",
+            "On the node, check which driver holds the GPU and which groups exist; bind the GPU to `vfio-pci` again (or fix IOMMU), then restart the device plugin's Pod so it reads the groups afresh, and restart the VM.",
+        ),
+        next: &[
+            Next {
+                command: "ls -l /dev/vfio/",
+                place: Node,
+                why: "see which VFIO groups the node has",
+            },
+            Next {
+                command: "lspci -nnk -d 10de:",
+                place: Node,
+                why: "see which driver each NVIDIA device is bound to (vfio-pci for passthrough)",
+            },
+        ],
+        fix: None,
+        example: "spec: failed to generate spec: lstat /dev/vfio/39: no such file or directory",
+        example_source: "https://github.com/harvester/harvester/issues/7348",
+        near_miss: "qemu-system-x86_64: -device {\"driver\":\"vfio-pci\",\"host\":\"0000:01:00.0\",\"id\":\"ua-hostdevice-mmr-hvstr-04-000001000\",\"bus\":\"pci.10\",\"addr\":\"0x0\"}: vfio 0000:01:00.0: failed to open /dev/vfio/1: Device or resource busy",
+    },
+    Rule {
         id: "GW501",
         name: "image-pull-failed",
         category: C::Other,
@@ -4347,6 +4377,36 @@ pub static RULES: &[Rule] = &[
         example: " Error: failed to start container \"nvidia-device-plugin-ctr\": Error response from daemon: linux spec capabilities: Unknown capability to add: \"CAP_*\"",
         example_source: "https://github.com/openshift/origin/issues/19575",
         near_miss: "docker: Error response from daemon: could not select device driver \"cdi\" with capabilities: [].",
+    },
+    Rule {
+        id: "GW524",
+        name: "vfio-group-busy",
+        category: C::Other,
+        gate: G::Runtime,
+        looks_at: "the VMI's sync error (QEMU's error through libvirt, KubeVirt, Harvester)",
+        pattern: r"\bvfio (?P<address>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d): failed to open /dev/vfio/(?P<group>\d+): Device or resource busy",
+        summary: "the VM cannot start: its QEMU cannot open VFIO group {group} of the passed-through device {address}, which another VM or a process on the node holds",
+        explanation: doc!(
+            "The VM's launcher Pod started, but QEMU could not open the VFIO group of the device passed through to it (a GPU), because the group is already open. A VFIO group has one user at a time.",
+            "Another VM on the node uses a device of the same IOMMU group (a group holds every function of the card, such as its audio device), a VM that stopped left its QEMU running, or a process on the host holds the group.",
+            "Find which process holds the group on the node and stop it (or the VM it belongs to); give one VM every device of an IOMMU group; then restart the VM.",
+        ),
+        next: &[
+            Next {
+                command: "fuser -v /dev/vfio/{group}",
+                place: Node,
+                why: "see which process holds the VFIO group",
+            },
+            Next {
+                command: "ls /sys/kernel/iommu_groups/{group}/devices/",
+                place: Node,
+                why: "list the devices that share the IOMMU group",
+            },
+        ],
+        fix: None,
+        example: "qemu-system-x86_64: -device {\"driver\":\"vfio-pci\",\"host\":\"0000:01:00.0\",\"id\":\"ua-hostdevice-mmr-hvstr-04-000001000\",\"bus\":\"pci.10\",\"addr\":\"0x0\"}: vfio 0000:01:00.0: failed to open /dev/vfio/1: Device or resource busy",
+        example_source: "https://github.com/harvester/harvester/issues/8294",
+        near_miss: "spec: failed to generate spec: lstat /dev/vfio/39: no such file or directory",
     },
     Rule {
         id: "GW602",
