@@ -640,6 +640,10 @@ fn stalled_without_a_word(ev: &Evidence, ctx: &Context, gaps: &[Gap]) -> Option<
         if p.phase.as_deref() == Some("Failed") {
             return Some("Failed");
         }
+        // Describe output cut to its Conditions: placed, but its containers are not ready.
+        if p.phase.is_none() && p.ready.as_deref() == Some("False") && !p.any_running {
+            return Some("not ready");
+        }
         let pending = p.phase.as_deref() == Some("Pending");
         match (pending, &p.node_name) {
             (true, None) if p.scheduled.as_deref() != Some("True") => Some("Pending"),
@@ -659,11 +663,20 @@ fn stalled_without_a_word(ev: &Evidence, ctx: &Context, gaps: &[Gap]) -> Option<
         "Failed" => Gate::Unknown,
         _ => Gate::Runtime,
     };
-    let evidence = vec![EvidenceLine {
-        source: SignalSource::PodStatus,
-        reason: Some(status.to_string()),
-        text: format!("STATUS {status}"),
-        count: 1,
+    let evidence = vec![if status == "not ready" {
+        EvidenceLine {
+            source: SignalSource::Condition,
+            reason: Some("Ready".into()),
+            text: "False".into(),
+            count: 1,
+        }
+    } else {
+        EvidenceLine {
+            source: SignalSource::PodStatus,
+            reason: Some(status.to_string()),
+            text: format!("STATUS {status}"),
+            count: 1,
+        }
     }];
     let next = vec![
         ctx.step(
@@ -2469,6 +2482,24 @@ mod tests {
         assert_eq!(d.primary, Category::Other);
         let d = diagnose(&ev(vec![event("OutOfalpha.kubernetes.io/nvidia-gpu", "")]));
         assert_eq!(d.primary, Category::InsufficientResource);
+    }
+
+    #[test]
+    fn a_described_pod_cut_to_its_conditions_is_not_fine_when_not_ready() {
+        // gpu-operator #2463: the driver Pod's describe output from its Mounts to its Volumes.
+        let mut cut = Evidence {
+            pod: Some(PodFacts {
+                scheduled: Some("True".into()),
+                ready: Some("False".into()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let d = diagnose(&cut);
+        assert_eq!((d.primary, d.gate), (Category::Unknown, Gate::Runtime));
+        assert_eq!(d.causes[0].evidence[0].text, "False");
+        cut.pod.as_mut().unwrap().ready = Some("True".into());
+        assert_eq!(diagnose(&cut).primary, Category::None);
     }
 
     #[test]
