@@ -135,7 +135,7 @@ pub static HEARSAY: &[&str] = &["GW131", "GW132", "GW137", "GW138", "GW603"];
 pub static COMPONENT_LOG: &[&str] = &[
     "GW122", "GW123", "GW124", "GW127", "GW128", "GW133", "GW139", "GW140", "GW142", "GW143",
     "GW144", "GW145", "GW147", "GW148", "GW149", "GW150", "GW151", "GW152", "GW153", "GW154",
-    "GW155", "GW164",
+    "GW155", "GW164", "GW165",
 ];
 
 pub static RULES: &[Rule] = &[
@@ -1837,6 +1837,36 @@ pub static RULES: &[Rule] = &[
         example: "{\"level\":\"error\",\"ts\":1774112196.4380157,\"msg\":\"Reconciler error\",\"controller\":\"clusterpolicy-controller\",\"object\":{\"name\":\"cluster-policy\"},\"namespace\":\"\",\"name\":\"cluster-policy\",\"reconcileID\":\"991b62e2-34f1-4844-9ed3-fe049d7a5c04\",\"error\":\"failed to retrieve GPU node OS tag: error processing OS major version v1: strconv.Atoi: parsing \\\"v1\\\": invalid syntax\"}",
         example_source: "https://github.com/NVIDIA/gpu-operator/issues/2239",
         near_miss: "1.6679920299890828e+09  INFO    controllers.ClusterPolicy       Found Resource, updating...     {\"ServiceMonitor\": \"nvidia-node-status-exporter\", \"Namespace\": \"nvidia-gpu-operator\"}",
+    },
+    Rule {
+        id: "GW165",
+        name: "gpu-plugin-finds-no-drm",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "the Intel GPU device plugin's log",
+        pattern: r"\bopen /sys/class/drm: no such file or directory",
+        summary: "the GPU device plugin cannot read /sys/class/drm: the node has no GPU with a loaded kernel driver, so the plugin advertises no GPU there",
+        explanation: doc!(
+            "The Intel GPU device plugin finds a node's GPUs under `/sys/class/drm`, which the kernel's graphics drivers (i915, xe) create. That directory does not exist on this node, so the plugin finds no GPU and the node advertises no `gpu.intel.com/*` resource.",
+            "The plugin runs on a node without a GPU (its DaemonSet has no node selector, or Node Feature Discovery's labels are missing), or the GPU's kernel driver is not loaded (a kernel without i915/xe, a blacklisted module, a VM without the GPU passed through).",
+            "Run the plugin only on GPU nodes (select on NFD's `intel.feature.node.kubernetes.io/gpu` label), and on a GPU node load the GPU's kernel driver so that `/sys/class/drm/card*` exists.",
+        ),
+        next: &[
+            Next {
+                command: "ls /sys/class/drm/",
+                place: Node,
+                why: "see whether the node has DRM devices (card0, renderD128)",
+            },
+            Next {
+                command: "lsmod | grep -e i915 -e xe",
+                place: Node,
+                why: "see whether the GPU's kernel driver is loaded",
+            },
+        ],
+        fix: None,
+        example: "GPU device plugin started\nDevice scan failed: open /sys/class/drm: no such file or directory\nCan't read sysfs folder",
+        example_source: "https://github.com/intel/intel-device-plugins-for-kubernetes/issues/230",
+        near_miss: "`GPU device plugin started`",
     },
     Rule {
         id: "GW201",
