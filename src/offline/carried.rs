@@ -127,21 +127,43 @@ pub(super) fn unescape_html(input: &str) -> Option<String> {
 /// puts a backslash before each character markdown would read as formatting: `default\_runtime\_name`,
 /// `nvidia.com/gpu\*`, and doubles each backslash. Read back when the paste carries the export's mark (`\_`, `\*`,
 /// `\[` or `\]`, which no component prints); a backslash before anything else (a JSON string's `\"`) stays.
+/// An export leaves a fenced code block as it was, so the lines inside fences stay too.
 pub(super) fn unescape_markdown(input: &str) -> Option<String> {
-    if !["\\_", "\\*", "\\[", "\\]"]
-        .iter()
-        .any(|mark| input.contains(mark))
-    {
+    let is_fence = |l: &str| {
+        let l = l.trim_start();
+        l.starts_with("```") || l.starts_with("~~~")
+    };
+    // Each line with whether it lies outside a fence (a fence's own line counts as inside).
+    let mut fenced = false;
+    let lines: Vec<(&str, bool)> = input
+        .split_inclusive('\n')
+        .map(|l| {
+            if is_fence(l) {
+                fenced = !fenced;
+                (l, false)
+            } else {
+                (l, !fenced)
+            }
+        })
+        .collect();
+    let marked = |l: &str| ["\\_", "\\*", "\\[", "\\]"].iter().any(|m| l.contains(m));
+    if !lines.iter().any(|&(l, outside)| outside && marked(l)) {
         return None;
     }
     let mut out = String::with_capacity(input.len());
-    let mut chars = input.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (c, chars.peek()) {
-            ('\\', Some('\\' | '_' | '*' | '[' | ']' | '#' | '`' | '~' | '<' | '>' | '|')) => {
-                out.extend(chars.next());
+    for (line, outside) in lines {
+        if !outside {
+            out.push_str(line);
+            continue;
+        }
+        let mut chars = line.chars().peekable();
+        while let Some(c) = chars.next() {
+            match (c, chars.peek()) {
+                ('\\', Some('\\' | '_' | '*' | '[' | ']' | '#' | '`' | '~' | '<' | '>' | '|')) => {
+                    out.extend(chars.next());
+                }
+                (c, _) => out.push(c),
             }
-            (c, _) => out.push(c),
         }
     }
     Some(out)
@@ -469,6 +491,15 @@ mod tests {
         );
         // Without the export's mark a backslash is the component's own.
         assert_eq!(unescape_markdown(r#"path C:\x and \"q\""#), None);
+        // A fenced block is left as the export left it: its backslashes are the component's.
+        let fenced =
+            "set default\\_runtime\\_name:\n```\nerr=\"exec: \\\"nvidia\\_ctk\\\"\"\n```\n";
+        assert_eq!(
+            unescape_markdown(fenced).as_deref(),
+            Some("set default_runtime_name:\n```\nerr=\"exec: \\\"nvidia\\_ctk\\\"\"\n```\n")
+        );
+        // The mark only inside a fence is no export's.
+        assert_eq!(unescape_markdown("```\nmsg=a\\_b\n```\n"), None);
     }
 
     #[test]

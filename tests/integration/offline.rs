@@ -134,14 +134,28 @@ fn real_pastes_read_the_same_however_the_ticket_carried_them() {
                 .replace('<', "&lt;")
                 .replace('>', "&gt;")
         }),
-        // Written outside a code block in a rich-text editor and exported as markdown, which escapes each
-        // character markdown would read as formatting.
+        // Written in a rich-text editor and exported as markdown, which escapes each character markdown would
+        // read as formatting outside the paste's code blocks.
         ("markdown export", |t| {
-            t.replace('\\', "\\\\")
-                .replace('_', "\\_")
-                .replace('*', "\\*")
-                .replace('[', "\\[")
-                .replace(']', "\\]")
+            let mut fenced = false;
+            let mut out = String::new();
+            for line in t.split_inclusive('\n') {
+                let fence = line.trim_start().starts_with("```");
+                fenced ^= fence;
+                if fence || fenced {
+                    out.push_str(line);
+                } else {
+                    out.push_str(
+                        &line
+                            .replace('\\', "\\\\")
+                            .replace('_', "\\_")
+                            .replace('*', "\\*")
+                            .replace('[', "\\[")
+                            .replace(']', "\\]"),
+                    );
+                }
+            }
+            out
         }),
         // Captured with a terminal's colours (`script`, a CI log, kubecolor).
         ("coloured", |t| {
