@@ -102,7 +102,8 @@ pub static CATCH_ALL: &[&str] = &[
 /// (GW308 would blame the DRA driver); GW438 names the device node a stale CDI spec lists, which the NVIDIA
 /// runtime's and containerd's wrappers (GW413, GW418) only say failed; GW440 says the hook's NVML was refused the
 /// device nodes (GW410, GW417 and GW418 would only say the hook or the runtime failed); GW442 says Docker has no
-/// NVIDIA device driver at all for `--gpus` (GW414 also reads a CDI driver that is not enabled).
+/// NVIDIA device driver at all for `--gpus` (GW414 also reads a CDI driver that is not enabled); GW446 says the
+/// runc error is the NVIDIA hook refusing to run without the nvidia runtime (GW418 would only say runc failed).
 pub static REFINES: &[(&str, &str)] = &[
     ("GW146", "GW105"),
     ("GW151", "GW145"),
@@ -121,6 +122,7 @@ pub static REFINES: &[(&str, &str)] = &[
     ("GW440", "GW417"),
     ("GW440", "GW418"),
     ("GW442", "GW414"),
+    ("GW446", "GW418"),
 ];
 
 /// Rules that read the reporter's own words (or the manifests they pasted) in a ticket, not a component's
@@ -3022,7 +3024,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "Failed event, container waiting/terminated message (RunContainerError, StartError)",
-        pattern: r"could not apply required modification to OCI specification|failed to create NVIDIA Container Runtime|no runtime binary found from candidate list|invoking the NVIDIA Container Runtime Hook directly|nvidia-container-runtime did not terminate successfully|insufficient privileges to read device list from NVIDIA_VISIBLE_DEVICES|mounting \W*/run/nvidia/driver/|\berror creating device nodes: mount /dev/nvidia[\w-]*:",
+        pattern: r"could not apply required modification to OCI specification|failed to create NVIDIA Container Runtime|no runtime binary found from candidate list|nvidia-container-runtime did not terminate successfully|insufficient privileges to read device list from NVIDIA_VISIBLE_DEVICES|mounting \W*/run/nvidia/driver/|\berror creating device nodes: mount /dev/nvidia[\w-]*:",
         summary: "the NVIDIA container runtime failed to prepare the container",
         explanation: doc!(
             "`nvidia-container-runtime` (the OCI wrapper that containerd calls for the `nvidia` handler) failed before runc started the container.",
@@ -3035,8 +3037,8 @@ pub static RULES: &[Rule] = &[
             why: "turn on the runtime's debug log",
         }],
         fix: None,
-        example: "invoking the NVIDIA Container Runtime Hook directly (e.g. specifying the docker --gpus flag) is not supported. Please use the NVIDIA Container Runtime (e.g. specify the --runtime=nvidia flag) instead",
-        example_source: "messages.md NVIDIA-RT-1 (hook used directly without the runtime)",
+        example: "error: insufficient privileges to read device list from NVIDIA_VISIBLE_DEVICES envvar",
+        example_source: "https://github.com/NVIDIA/k8s-device-plugin/issues/203",
         near_miss: "Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for \"nvidia\" is configured",
     },
     Rule {
@@ -3117,7 +3119,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "Failed event, container waiting message (RunContainerError, StartError, CreateContainerError)",
-        pattern: r"(?:error running (?:\w+ )?hook|running prestart hook|error executing hook)[^\n]*?(?P<hook>/[^\s`'\x22:]*nvidia[^\s`'\x22:]*|nvidia-container-(?:runtime-hook|cli|toolkit))|\bfailed to create application profiles directory\b",
+        pattern: r"(?:error running (?:\w+ )?hook|running prestart hook|error executing hook)[^\n]*?(?:^|[\s`'\x22:=(])(?P<hook>/[^\s`'\x22:]*nvidia[^\s`'\x22:]*|nvidia-container-(?:runtime-hook|cli|toolkit))|\bfailed to create application profiles directory\b",
         summary: "{hook|an NVIDIA hook} failed when the runtime created the container",
         explanation: doc!(
             "The OCI runtime (runc or crun, under containerd or CRI-O) ran the NVIDIA hook to inject the GPUs, and the hook exited with an error.",
@@ -3573,8 +3575,8 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "nvidia-ctk cdi generate's output, the toolkit's or its CDI refresh service's log",
-        pattern: r"\bfailed to generate CDI spec: (?P<why>[^\n\x22]+)",
-        summary: "no CDI specification for the GPUs could be generated ({why}), so a container that asks for a GPU by CDI name gets none",
+        pattern: r#"\bfailed to generate CDI spec: (?P<why>[^\n\x22]+)|\bnvidia-ctk\[\d+\]: time="[^"\n]+" level=error msg="(?P<why_alt>[^"\n]+)"[^\n]*(?:\n[^\n]*){0,3}?Failed to start nvidia-cdi-refresh\.service|\bFailed to start nvidia-cdi-refresh\.service"#,
+        summary: "no CDI specification for the GPUs could be generated ({why|the nvidia-cdi-refresh service failed}), so a container that asks for a GPU by CDI name gets none",
         explanation: doc!(
             "With CDI, the runtime injects the GPU's device nodes and driver libraries that a CDI specification (`/etc/cdi` or `/var/run/cdi`) lists; `nvidia-ctk cdi generate` writes it from the installed driver. It failed, so the spec is missing or stale, and containers that ask for `nvidia.com/gpu=…` fail with unresolvable CDI devices (or start without the GPU).",
             "The driver's libraries are not where `nvidia-ctk` looks (a driver under another root, a snap or a driver container, a library of another version than the loaded kernel module), or the driver is not loaded yet when the generation runs at boot.",
@@ -3877,6 +3879,62 @@ pub static RULES: &[Rule] = &[
         example: "spec: failed to generate spec: lstat /dev/vfio/39: no such file or directory",
         example_source: "https://github.com/harvester/harvester/issues/7348",
         near_miss: "qemu-system-x86_64: -device {\"driver\":\"vfio-pci\",\"host\":\"0000:01:00.0\",\"id\":\"ua-hostdevice-mmr-hvstr-04-000001000\",\"bus\":\"pci.10\",\"addr\":\"0x0\"}: vfio 0000:01:00.0: failed to open /dev/vfio/1: Device or resource busy",
+    },
+    Rule {
+        id: "GW445",
+        name: "cdi-spec-unreadable",
+        category: C::RuntimeHook,
+        gate: G::Runtime,
+        looks_at: "containerd's, CRI-O's or Podman's CDI registry errors",
+        pattern: r#"\bfailed to parse CDI Spec \\?"(?P<spec>[^"\\\n]+)\\?": (?P<why>[^\n\]]+)"#,
+        summary: "the runtime cannot read the CDI spec {spec} ({why}), so the GPUs it lists are not defined for containers",
+        explanation: doc!(
+            "With CDI, the runtime reads every specification under `/etc/cdi` and `/var/run/cdi` and injects the devices a container asks for by name (`nvidia.com/gpu=…`). It could not parse this one, so the devices it lists do not exist for the runtime, and containers that ask for them fail with unresolvable CDI devices.",
+            "The spec was written by a newer `nvidia-ctk` (or another vendor's tool) than the CDI version the runtime's parser knows (an unknown field, a newer `cdiVersion`), or it was edited by hand or cut short.",
+            "Regenerate the spec with a toolkit that matches the runtime (`nvidia-ctk cdi generate --format` and a `cdiVersion` the runtime supports), or upgrade the runtime; then restart the Pods.",
+        ),
+        next: &[
+            Next {
+                command: "nvidia-ctk cdi list",
+                place: Node,
+                why: "list the CDI device names the specs define",
+            },
+            Next {
+                command: "head -5 {spec|/etc/cdi/nvidia.yaml}",
+                place: Node,
+                why: "see the spec's cdiVersion",
+            },
+        ],
+        fix: None,
+        example: "DEBU[0000] The following errors were triggered when creating the CDI registry: map[/etc/cdi/nvidia.yaml:[failed to load CDI Spec: failed to parse CDI Spec \"/etc/cdi/nvidia.yaml\": failed to unmarshal CDI Spec: error unmarshaling JSON: while decoding JSON: json: unknown field \"hostPath\"]]",
+        example_source: "https://github.com/NVIDIA/nvidia-container-toolkit/issues/38",
+        near_miss: "Error: stat nvidia.com/gpu=all: no such file or directory",
+    },
+    Rule {
+        id: "GW446",
+        name: "nvidia-hook-without-runtime",
+        category: C::HandlerMissing,
+        gate: G::Runtime,
+        looks_at: "Failed event, container waiting/terminated message (RunContainerError, StartError), Docker's error",
+        pattern: r"(?:(?:Using requested mode|Auto-detected mode as) '(?P<mode>\w+)'\s*)?invoking the NVIDIA Container Runtime Hook directly",
+        summary: "the container was not started by the nvidia runtime: only the NVIDIA hook ran, and in the toolkit's {mode|CDI or CSV} mode the hook refuses to work alone",
+        explanation: doc!(
+            "The low-level runtime ran the NVIDIA Container Toolkit's hook directly (Docker's `--gpus` or Compose's GPU reservation, an OCI hook file for CRI-O or Podman) instead of starting the container through `nvidia-container-runtime`. In CDI mode, and in CSV mode on Jetson, the hook refuses this: only the runtime can inject the GPU there.",
+            "The toolkit runs in `cdi` or `csv` mode (set in `/etc/nvidia-container-runtime/config.toml`, or detected on Jetson) while the container runtime knows only the hook: no `nvidia` runtime is registered, or the Pod runs under the default runc handler.",
+            "Start GPU containers through the nvidia runtime: on Kubernetes give the Pod the `nvidia` RuntimeClass or make `nvidia` containerd's default runtime (`nvidia-ctk runtime configure --runtime=containerd --set-as-default`); with Docker use `--runtime=nvidia` or request the GPU by its CDI name.",
+        ),
+        next: &[
+            Next {
+                command: "grep -n -e '^mode' -e 'mode =' /etc/nvidia-container-runtime/config.toml",
+                place: Node,
+                why: "see which mode the toolkit runs in",
+            },
+            CONTAINERD_CRI_CONFIG,
+        ],
+        fix: None,
+        example: "failed to create task for container: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: error during container init: error running prestart hook #0: exit status 1, stdout: , stderr: Using requested mode 'cdi'\ninvoking the NVIDIA Container Runtime Hook directly (e.g. specifying the docker --gpus flag) is not supported. Please use the NVIDIA Container Runtime (e.g. specify the --runtime=nvidia flag) instead.: unknown",
+        example_source: "https://github.com/dstackai/dstack/issues/2306",
+        near_miss: "error: insufficient privileges to read device list from NVIDIA_VISIBLE_DEVICES envvar",
     },
     Rule {
         id: "GW501",
