@@ -1477,10 +1477,12 @@ fn whose_component_failure(
 }
 
 /// Words that say something did try to put the GPU's libraries into the container: the NVIDIA hook itself (its
-/// own error is in the paste), a GPU-sharing layer (HAMi's or gpu-manager's vCUDA, nvshare), or CDI.
+/// own error is in the paste), a GPU-sharing layer (HAMi's or gpu-manager's vCUDA, nvshare), CDI, or the
+/// toolkit's setting that makes it ignore the device plugin's `NVIDIA_VISIBLE_DEVICES` in an unprivileged
+/// container.
 static LIBRARY_INJECTORS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
     regex::Regex::new(
-        r"(?i)nvidia-container-cli: |\bnvidia-container-runtime-hook\b|\bprestart hook\b|\bvcuda\b|\bcuda-control\b|\blibvgpu\b|\bhami(?:-core|\.io)?\b|\bgpu-manager\b|\bnvshare\b|\bcdi-enabled\b|\bcdi\.k8s\.io\b",
+        r"(?i)nvidia-container-cli: |\bnvidia-container-runtime-hook\b|\bprestart hook\b|\bvcuda\b|\bcuda-control\b|\blibvgpu\b|\bhami(?:-core|\.io)?\b|\bgpu-manager\b|\bnvshare\b|\bcdi-enabled\b|\bcdi\.k8s\.io\b|\baccept-nvidia-visible-devices-envvar-when-unprivileged\s*=\s*false\b",
     )
     .expect("library injectors regex")
 });
