@@ -137,7 +137,7 @@ pub static HEARSAY: &[&str] = &["GW131", "GW132", "GW137", "GW138", "GW603"];
 pub static COMPONENT_LOG: &[&str] = &[
     "GW122", "GW123", "GW124", "GW127", "GW128", "GW133", "GW139", "GW140", "GW142", "GW143",
     "GW144", "GW145", "GW147", "GW148", "GW149", "GW150", "GW151", "GW152", "GW153", "GW154",
-    "GW155", "GW164", "GW165",
+    "GW155", "GW164", "GW165", "GW166",
 ];
 
 pub static RULES: &[Rule] = &[
@@ -1869,6 +1869,36 @@ pub static RULES: &[Rule] = &[
         example: "GPU device plugin started\nDevice scan failed: open /sys/class/drm: no such file or directory\nCan't read sysfs folder",
         example_source: "https://github.com/intel/intel-device-plugins-for-kubernetes/issues/230",
         near_miss: "`Can't read sysfs folder`",
+    },
+    Rule {
+        id: "GW166",
+        name: "driver-repo-key-unverified",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "the NVIDIA driver container's log (nvidia-driver-ctr)",
+        pattern: r"developer\.download\.nvidia\.com/compute/cuda/repos/\S+\s+InRelease: The following signatures couldn't be verified because the public key is not available: NO_PUBKEY (?P<key>[0-9A-Fa-f]+)",
+        summary: "the driver container cannot install NVIDIA's packages: apt does not trust the CUDA repository's signing key (NO_PUBKEY {key}), so the driver is not installed and the node advertises no GPU",
+        explanation: doc!(
+            "The NVIDIA driver container installs packages (the kernel headers, the driver's) from NVIDIA's CUDA apt repository when it starts. apt refused the repository because its image does not hold the key the repository is now signed with, so the driver is never built and loaded, and the node's device plugin finds no GPU.",
+            "NVIDIA rotated the CUDA repositories' signing key (April 2022, key `A4B469963BF863CC`): driver images (and any image) built before then carry only the old key. An image that was not pulled again since keeps failing.",
+            "Use a driver image published after the rotation: pull it again (`imagePullPolicy: Always`) or upgrade the driver version or the GPU Operator; in an image of your own, install NVIDIA's `cuda-keyring` package before `apt-get update`.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get pods -A -o wide | grep -i nvidia-driver",
+                place: Cluster,
+                why: "find the driver Pods that do not run and their images' age",
+            },
+            Next {
+                command: "kubectl logs -n <operator-namespace> -l app=nvidia-driver-daemonset -c nvidia-driver-ctr --tail=30",
+                place: Cluster,
+                why: "read the driver container's apt errors",
+            },
+        ],
+        fix: None,
+        example: "Updating the package cache...\nW: GPG error: https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2004/x86_64  InRelease: The following signatures couldn't be verified because the public key is not available: NO_PUBKEY A4B469963BF863CC\nE: The repository 'https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2004/x86_64  InRelease' is no longer signed.",
+        example_source: "https://github.com/NVIDIA/gpu-operator/issues/344",
+        near_miss: "Updating the package cache...",
     },
     Rule {
         id: "GW201",
