@@ -749,13 +749,16 @@ const PLUGIN_OR_DRIVER: [&str; 7] = [
     "kubeletplugin",
 ];
 
-/// Whether lowercased text names a GPU device plugin or driver (and not another device's plugin such as
-/// SR-IOV's).
+/// Whether lowercased text names a GPU (or another accelerator's: Hygon's DCU, Cambricon's MLU, Ascend's NPU,
+/// Gaudi, Neuron…) device plugin or driver, and not another device's plugin such as SR-IOV's.
 fn names_plugin_or_driver(text: &str) -> bool {
     PLUGIN_OR_DRIVER.iter().any(|w| text.contains(w))
-        && ["nvidia", "amdgpu", "amd-gpu", "gpu", "neuron"]
-            .iter()
-            .any(|v| text.contains(v))
+        && [
+            "nvidia", "amdgpu", "amd-gpu", "gpu", "neuron", "dcu", "mlu", "npu", "ascend",
+            "habana", "gaudi", "iluvatar", "metax", "mthreads", "enflame",
+        ]
+        .iter()
+        .any(|v| text.contains(v))
 }
 
 /// Whether a Pod's name or owner is a GPU device plugin's or driver's (not a validator's, and not another
