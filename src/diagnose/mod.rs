@@ -1511,7 +1511,7 @@ fn whose_component_failure(
 /// container.
 static LIBRARY_INJECTORS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
     regex::Regex::new(
-        r"(?i)nvidia-container-cli: |\bnvidia-container-runtime-hook\b|\bprestart hook\b|\bvcuda\b|\bcuda-control\b|\blibvgpu\b|\bhami(?:-core|\.io)?\b|\bgpu-manager\b|\bnvshare\b|\bcdi-enabled\b|\bcdi\.k8s\.io\b|\baccept-nvidia-visible-devices-envvar-when-unprivileged\s*=\s*false\b",
+        r"(?i)nvidia-container-cli: |\bnvidia-container-runtime-hook\b|\bprestart hook\b|\bvcuda\b|\bcuda-control\b|\blibvgpu\b|\bhami(?:-core|\.io)?\b|\bgpu-manager\b|\bnvshare\b|\bcdi-enabled\b|\bcdi\.k8s\.io\b|(?m:(?:^|[^#\s])[ \t]*accept-nvidia-visible-devices-envvar-when-unprivileged\s*=\s*false\b)",
     )
     .expect("library injectors regex")
 });

@@ -129,10 +129,20 @@ pub(super) fn unescape_html(input: &str) -> Option<String> {
 /// `\[` or `\]`, which no component prints); a backslash before anything else (a JSON string's `\"`) stays.
 /// An export leaves a fenced code block as it was, so the lines inside fences stay too.
 pub(super) fn unescape_markdown(input: &str) -> Option<String> {
+    // A fence's line is three backticks or tildes and at most an info string (`yaml`), not a traceback's
+    // `~~~~^^` marker.
     let is_fence = |l: &str| {
-        let l = l.trim_start();
-        l.starts_with("```") || l.starts_with("~~~")
+        let l = l.trim();
+        ["```", "~~~"].iter().any(|f| {
+            l.strip_prefix(f).is_some_and(|info| {
+                info.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '+' | '_' | '.'))
+            })
+        })
     };
+    // A fence that is never closed is no block: the prose after it is the export's as well.
+    let balanced = input.split_inclusive('\n').filter(|l| is_fence(l)).count() % 2 == 0;
+    let is_fence = |l: &str| balanced && is_fence(l);
     // Each line with whether it lies outside a fence (a fence's own line counts as inside).
     let mut fenced = false;
     let lines: Vec<(&str, bool)> = input
@@ -500,6 +510,15 @@ mod tests {
         );
         // The mark only inside a fence is no export's.
         assert_eq!(unescape_markdown("```\nmsg=a\\_b\n```\n"), None);
+        // A fence never closed, and a traceback's `~~~^^` marker, are no blocks.
+        assert_eq!(
+            unescape_markdown("```\nsee default\\_runtime\\_name\n").as_deref(),
+            Some("```\nsee default_runtime_name\n")
+        );
+        assert_eq!(
+            unescape_markdown("    ~~~~~~~^^\nsee default\\_runtime\\_name\n").as_deref(),
+            Some("    ~~~~~~~^^\nsee default_runtime_name\n")
+        );
     }
 
     #[test]

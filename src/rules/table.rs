@@ -3149,7 +3149,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "Failed event, container waiting message (RunContainerError, StartError, CreateContainerError)",
-        pattern: r"(?:error running (?:\w+ )?hook|running prestart hook|error executing hook)[^\n]*?(?:^|[\s`'\x22:=(])(?P<hook>/[^\s`'\x22:]*nvidia[^\s`'\x22:]*|nvidia-container-(?:runtime-hook|cli|toolkit))|\bfailed to create application profiles directory\b",
+        pattern: r"(?:error running (?:\w+ )?hook|running prestart hook|error executing hook)[^\n]*?(?:^|[\s`'\x22:=(\[])(?P<hook>/[^\s`'\x22:]*nvidia[^\s`'\x22:]*|nvidia-container-(?:runtime-hook|cli|toolkit))|\bfailed to create application profiles directory\b",
         summary: "{hook|an NVIDIA hook} failed when the runtime created the container",
         explanation: doc!(
             "The OCI runtime (runc or crun, under containerd or CRI-O) ran the NVIDIA hook to inject the GPUs, and the hook exited with an error.",
@@ -3605,7 +3605,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "nvidia-ctk cdi generate's output, the toolkit's or its CDI refresh service's log",
-        pattern: r#"\bfailed to generate CDI spec: (?P<why>[^\n\x22]+)|\bnvidia-ctk\[\d+\]: time="[^"\n]+" level=error msg="(?P<why_alt>[^"\n]+)"[^\n]*(?:\n[^\n]*){0,3}?Failed to start nvidia-cdi-refresh\.service|\bFailed to start nvidia-cdi-refresh\.service"#,
+        pattern: r"\bfailed to generate CDI spec: (?P<why>[^\n\x22]+)|\bFailed to start (?:nvidia-cdi-refresh\.service|Refresh NVIDIA CDI specification file)\b",
         summary: "no CDI specification for the GPUs could be generated ({why|the nvidia-cdi-refresh service failed}), so a container that asks for a GPU by CDI name gets none",
         explanation: doc!(
             "With CDI, the runtime injects the GPU's device nodes and driver libraries that a CDI specification (`/etc/cdi` or `/var/run/cdi`) lists; `nvidia-ctk cdi generate` writes it from the installed driver. It failed, so the spec is missing or stale, and containers that ask for `nvidia.com/gpu=…` fail with unresolvable CDI devices (or start without the GPU).",
@@ -3921,7 +3921,7 @@ pub static RULES: &[Rule] = &[
         explanation: doc!(
             "With CDI, the runtime reads every specification under `/etc/cdi` and `/var/run/cdi` and injects the devices a container asks for by name (`nvidia.com/gpu=…`). It could not parse this one, so the devices it lists do not exist for the runtime, and containers that ask for them fail with unresolvable CDI devices.",
             "The spec was written by a newer `nvidia-ctk` (or another vendor's tool) than the CDI version the runtime's parser knows (an unknown field, a newer `cdiVersion`), or it was edited by hand or cut short.",
-            "Regenerate the spec with a toolkit that matches the runtime (`nvidia-ctk cdi generate --format` and a `cdiVersion` the runtime supports), or upgrade the runtime; then restart the Pods.",
+            "Regenerate the spec with the toolkit that ships with the runtime's CDI version, or upgrade the runtime (or the toolkit) so that both know the same `cdiVersion`; then restart the Pods.",
         ),
         next: &[
             Next {
@@ -3951,7 +3951,7 @@ pub static RULES: &[Rule] = &[
         explanation: doc!(
             "The low-level runtime ran the NVIDIA Container Toolkit's hook directly (Docker's `--gpus` or Compose's GPU reservation, an OCI hook file for CRI-O or Podman) instead of starting the container through `nvidia-container-runtime`. In CDI mode, and in CSV mode on Jetson, the hook refuses this: only the runtime can inject the GPU there.",
             "The toolkit runs in `cdi` or `csv` mode (set in `/etc/nvidia-container-runtime/config.toml`, or detected on Jetson) while the container runtime knows only the hook: no `nvidia` runtime is registered, or the Pod runs under the default runc handler.",
-            "Start GPU containers through the nvidia runtime: on Kubernetes give the Pod the `nvidia` RuntimeClass or make `nvidia` containerd's default runtime (`nvidia-ctk runtime configure --runtime=containerd --set-as-default`); with Docker use `--runtime=nvidia` or request the GPU by its CDI name.",
+            "Start GPU containers through the nvidia runtime: on CRI-O, whose OCI hook file (`oci-nvidia-hook.json`) runs the hook for every container, give the Pod the `nvidia` RuntimeClass or remove the hook file (or set the toolkit's `skip-mode-detection`); on containerd make `nvidia` the Pod's or the default runtime (`nvidia-ctk runtime configure --runtime=containerd --set-as-default`); with Docker use `--runtime=nvidia` or request the GPU by its CDI name.",
         ),
         next: &[
             Next {
