@@ -1345,32 +1345,6 @@ fn whose_component_failure(
     // The device plugin's image has no build for the node's architecture, or its container's arguments are
     // taken for its command, or the MPS control binary the plugin's MPS daemon runs is not in its image: the
     // plugin (or the daemon that shares its GPUs) never runs there.
-    // The program not found is the NVIDIA toolkit's own, which the runtime (nerdctl's `--gpus`, a hook) runs on
-    // the node: the toolkit is not on the node's PATH (the GPU Operator puts it under
-    // /usr/local/nvidia/toolkit), so the hook cannot set the container up.
-    if c.rule == Some("GW416")
-        && let Some(command) = detail(c, "command").filter(|cmd| {
-            let name = cmd.rsplit('/').next().unwrap_or(cmd);
-            [
-                "nvidia-container-cli",
-                "nvidia-container-runtime-hook",
-                "nvidia-container-toolkit",
-                "nvidia-ctk",
-            ]
-            .contains(&name)
-        })
-    {
-        c.summary = format!(
-            "the NVIDIA toolkit's {command} is not on the node's PATH, so the runtime cannot set up the GPU for the container"
-        );
-        c.category = Category::RuntimeHook;
-        c.next = vec![NextStep {
-            command: "ls /usr/bin/nvidia-container-* /usr/local/nvidia/toolkit/ 2>&1".into(),
-            place: Where::Node,
-            why: "see where the toolkit's programs are installed".into(),
-        }];
-        return;
-    }
     if matches!(c.rule, Some("GW515" | "GW416")) {
         let text = whose_text(c, target);
         if text.contains("device-plugin")

@@ -103,7 +103,8 @@ pub static CATCH_ALL: &[&str] = &[
 /// runtime's and containerd's wrappers (GW413, GW418) only say failed; GW440 says the hook's NVML was refused the
 /// device nodes (GW410, GW417 and GW418 would only say the hook or the runtime failed); GW442 says Docker has no
 /// NVIDIA device driver at all for `--gpus` (GW414 also reads a CDI driver that is not enabled); GW446 says the
-/// runc error is the NVIDIA hook refusing to run without the nvidia runtime (GW418 would only say runc failed).
+/// runc error is the NVIDIA hook refusing to run without the nvidia runtime (GW418 would only say runc failed); GW448
+/// says the program not found is the NVIDIA toolkit's, on the node (GW416 would call it the image's command).
 pub static REFINES: &[(&str, &str)] = &[
     ("GW146", "GW105"),
     ("GW151", "GW145"),
@@ -123,6 +124,7 @@ pub static REFINES: &[(&str, &str)] = &[
     ("GW440", "GW418"),
     ("GW442", "GW414"),
     ("GW446", "GW418"),
+    ("GW448", "GW416"),
 ];
 
 /// Rules that read the reporter's own words (or the manifests they pasted) in a ticket, not a component's
@@ -3995,6 +3997,29 @@ pub static RULES: &[Rule] = &[
         example: "nvidia-dcgm-exporter-s9vsg time=2025-07-23T11:26:35.781Z level=ERROR msg=\"Cannot init NVML library; err: Unknown Error\"",
         example_source: "https://github.com/NVIDIA/dcgm-exporter/issues/530",
         near_miss: "time=2026-09-19T20:06:59.547Z level=ERROR msg=\"Cannot init NVML library; err: ERROR_LIBRARY_NOT_FOUND\"",
+    },
+    Rule {
+        id: "GW448",
+        name: "toolkit-program-not-found",
+        category: C::RuntimeHook,
+        gate: G::Runtime,
+        looks_at: "the runtime's error when it sets up a GPU container (nerdctl's --gpus, a hook, Docker)",
+        pattern: r#"exec: \\?"(?P<command>[^"\\\s]*(?:nvidia-container-cli|nvidia-container-toolkit|nvidia-ctk))\\?": executable (?:file )?(?:not found|(?:n|no|not)$)"#,
+        summary: "the NVIDIA toolkit's {command} is not on the node's PATH, so the runtime cannot set up the GPU for the container",
+        explanation: doc!(
+            "The runtime (nerdctl's `--gpus`, an OCI hook, Docker) runs the NVIDIA Container Toolkit's programs on the node to give the container its GPU, and could not find this one. It is not a program of the container's image.",
+            "The toolkit is not installed on the node, or installed where the runtime does not look: the GPU Operator puts it under `/usr/local/nvidia/toolkit`, which is on no PATH outside the Operator's own runtime configuration.",
+            "Install the toolkit on the node, or put its directory on the runtime's PATH (and the driver's libraries on the loader's path), or start GPU containers through the runtime the Operator configured.",
+        ),
+        next: &[Next {
+            command: "ls /usr/bin/nvidia-container-* /usr/local/nvidia/toolkit/ 2>&1",
+            place: Node,
+            why: "see where the toolkit's programs are installed",
+        }],
+        fix: None,
+        example: "FATA[0000] exec: \"nvidia-container-cli\": executable file not found in $PATH",
+        example_source: "https://github.com/containerd/nerdctl/issues/2716",
+        near_miss: "Error: OCI runtime create failed: container_linux.go:345: starting container process caused \"exec: \\\"storageos\\\": executable file not found in $PATH\": unknown",
     },
     Rule {
         id: "GW501",
