@@ -3555,7 +3555,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "nvidia-smi run inside a container that is running",
-        pattern: r"Failed to initialize NVML: Unknown Error(?:\s|$|\.?[\x22\x27\x60])",
+        pattern: r"Failed to initialize NVML: Unknown Error(?:\s|$|\.?[\x22\x27\x60]|\\[nrt])",
         summary: "the container lost access to its GPU after it started: systemd reset the device rules the NVIDIA hook set up",
         explanation: doc!(
             "`nvidia-smi` fails with `Failed to initialize NVML: Unknown Error` inside a container that was started with its GPU. The Pod started; the container's device access was taken away afterwards, so the GPU is unusable until the Pod restarts.",
@@ -3948,7 +3948,7 @@ pub static RULES: &[Rule] = &[
         category: C::HandlerMissing,
         gate: G::Runtime,
         looks_at: "Failed event, container waiting/terminated message (RunContainerError, StartError), Docker's error",
-        pattern: r"(?:(?:Using requested mode|Auto-detected mode as) '(?P<mode>\w+)'\s*)?invoking the NVIDIA Container Runtime Hook directly",
+        pattern: r"(?:(?:Using requested mode|Auto-detected mode as) '(?P<mode>[\w-]+)'\s*)?invoking the NVIDIA Container Runtime Hook directly",
         summary: "the container was not started by the nvidia runtime: only the NVIDIA hook ran, and in the toolkit's {mode|CDI or CSV} mode the hook refuses to work alone",
         explanation: doc!(
             "The low-level runtime ran the NVIDIA Container Toolkit's hook directly (Docker's `--gpus` or Compose's GPU reservation, an OCI hook file for CRI-O or Podman) instead of starting the container through `nvidia-container-runtime`. In CDI mode, and in CSV mode on Jetson, the hook refuses this: only the runtime can inject the GPU there.",
@@ -4580,6 +4580,36 @@ pub static RULES: &[Rule] = &[
         example: "qemu-system-x86_64: -device {\"driver\":\"vfio-pci\",\"host\":\"0000:01:00.0\",\"id\":\"ua-hostdevice-mmr-hvstr-04-000001000\",\"bus\":\"pci.10\",\"addr\":\"0x0\"}: vfio 0000:01:00.0: failed to open /dev/vfio/1: Device or resource busy",
         example_source: "https://github.com/harvester/harvester/issues/8294",
         near_miss: "qemu-system-x86_64: -device vfio-pci,host=00:02.0,bus=port.1,multifunction=on: vfio 0000:00:02.0: failed to open /dev/vfio/1: No such file or directory",
+    },
+    Rule {
+        id: "GW525",
+        name: "vm-disk-without-direct-io",
+        category: C::Other,
+        gate: G::Runtime,
+        looks_at: "the VMI's sync error (QEMU's error through libvirt, KubeVirt), CDI's importer log",
+        pattern: r"\b(?:file ?system may not|file ?system does not) support O_DIRECT\b",
+        summary: "the VM cannot start: QEMU opens a disk with direct I/O (cache=none) on a file system that does not support it; its storage, not its GPU, stops it",
+        explanation: doc!(
+            "QEMU opened one of the VM's disks (a container disk, the cloud-init ISO, a PVC's image) with `cache=none`, which needs direct I/O (`O_DIRECT`), and the file system under it refused. The VM's launcher Pod runs, but QEMU exits before the guest boots; a GPU passed through to the VM is not involved.",
+            "The disk lives on a file system without direct I/O: tmpfs on older kernels (kind nodes, an emptyDir with `medium: Memory`), NFSv3, some FUSE or overlay file systems, ZFS before 2.3.",
+            "Put the VM's disks on storage that supports direct I/O, or give the disk another cache mode (`spec.domain.devices.disks[].cache: writethrough`); for the cloud-init ISO, check the file system of the node's `/var/run/kubevirt-ephemeral-disks`.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get vmi -A -o 'custom-columns=NAME:.metadata.name,DISK:.spec.domain.devices.disks[*].name,CACHE:.spec.domain.devices.disks[*].cache'",
+                place: Cluster,
+                why: "see the VM's disks and their cache modes",
+            },
+            Next {
+                command: "findmnt -T /var/run/kubevirt-ephemeral-disks",
+                place: Node,
+                why: "see which file system holds the VM's ephemeral disks",
+            },
+        ],
+        fix: None,
+        example: "qemu-kvm: -drive file=/var/run/kubevirt-ephemeral-disks/disk-data/disk0/disk.qcow2,format=qcow2,if=none,id=drive-ua-disk0,cache=none: file system may not support O_DIRECT",
+        example_source: "https://github.com/kubevirt/kubevirt/issues/3234",
+        near_miss: "qemu-kvm: -drive file=/var/run/kubevirt-ephemeral-disks/disk-data/disk0/disk.qcow2,format=qcow2,if=none,id=drive-ua-disk0,cache=none: Could not open backing file: Could not open '/var/run/kubevirt-private/vmi-disks/disk0/disk.img': Invalid argument')",
     },
     Rule {
         id: "GW602",
