@@ -3687,8 +3687,8 @@ pub static RULES: &[Rule] = &[
         gate: G::Runtime,
         looks_at: "a GPU container's log (DCGM exporter, nvidia-smi, a monitoring or inference tool) that says no more than that NVML failed",
         // `nvidia-smi` and DCGM print it capitalised; the device plugin's own fatal line (`failed to initialize
-        // NVML`) repeats what it said before it, which GW151 reads.
-        pattern: r"\b(?-i:F)ailed to initialize NVML(?:$|[^:\w])",
+        // NVML`) repeats what it said before it, which GW151 reads. DCGM's host engine says it cannot load NVML.
+        pattern: r"\b(?-i:F)ailed to initialize NVML(?:$|[^:\w])|\bCannot load NVML; DCGM will proceed without managing GPUs\b",
         summary: "the container runs but cannot initialize NVML: the NVIDIA driver's libraries or device nodes were not given to it",
         explanation: doc!(
             "NVML (`libnvidia-ml.so.1`) is how a container talks to the GPU driver; the NVIDIA runtime's hook mounts it, with the `/dev/nvidia*` device nodes, into containers that were given a GPU. The container started, but NVML could not initialize inside it, and the tool said no more than that (a DCGM exporter prints exactly this, then `DCGM initialization error`).",
