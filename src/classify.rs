@@ -353,6 +353,18 @@ mod tests {
     }
 
     #[test]
+    fn selinux_denials_of_a_gpu_device_name_the_device_and_the_permission() {
+        // podman#18497: vainfo in a rootless container maps the render node; the path, not the name, is given.
+        let r = read(
+            "type=AVC msg=audit(1683468487.052:3337): avc:  denied  { map } for  pid=699282 comm=\"vainfo\" path=\"/dev/dri/renderD128\" dev=\"devtmpfs\" ino=947 scontext=system_u:system_r:container_t:s0:c260,c628 tcontext=system_u:object_r:dri_device_t:s0 tclass=chr_file permissive=0",
+        );
+        assert_eq!(r.findings[0].rule.id, "GW526");
+        assert_eq!(r.findings[0].captures["perm"], "map");
+        assert_eq!(r.findings[0].captures["device"], "/dev/dri/renderD128");
+        assert_eq!(r.findings[0].captures["type"], "dri_device_t");
+    }
+
+    #[test]
     fn scheduling_gated_only_as_the_pods_status() {
         let gated = |text: &str| read(text).findings.iter().any(|f| f.rule.id == "GW115");
         assert!(gated("SchedulingGated"));

@@ -241,6 +241,16 @@ pub struct Evidence {
     pub nodes: Option<Vec<NodeFacts>>,
     pub cluster: ClusterFacts,
     pub gaps: Vec<Gap>,
+    /// Set when a pasted `kubectl logs` command named the target: the text is that Pod's own log.
+    #[serde(skip)]
+    pub logs_of: Option<LogsOf>,
+}
+
+/// Whose log a pasted text is, from the `kubectl logs` command pasted with it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct LogsOf {
+    /// The container `-c` names, if any.
+    pub container: Option<String>,
 }
 
 /// The GPU Operator's driver DaemonSets: the driver's (`nvidia-driver-daemonset`, and its precompiled

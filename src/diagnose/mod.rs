@@ -407,7 +407,10 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
         pod.and_then(|p| p.owner.as_deref()),
     ];
     // The containers' names say whose Pod it is when a paste lost the Pod's name.
-    let containers = pod.map(|p| p.containers.join(" ")).unwrap_or_default();
+    let containers = pod
+        .map(|p| p.containers.join(" "))
+        .or_else(|| ev.logs_of.as_ref().and_then(|l| l.container.clone()))
+        .unwrap_or_default();
     let whose = format!("{} {containers}", names.map(|n| n.unwrap_or("")).join(" "));
     let looping = looping_container(ev);
     for c in causes.iter_mut() {
@@ -951,7 +954,12 @@ const EXPORTER_DOWN: &str = "the DCGM exporter (the GPUs' metrics for Prometheus
 /// A pasted log that no rule explains is still the answer when its writer is part of the GPU path (see
 /// `UNEXPLAINED_LOGS`). Only for a paste without a Pod in it: a Pod's own state says more.
 fn log_unexplained(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
-    if d.primary != Category::Unknown || ev.pod.is_some() || ev.target.name.is_some() {
+    // A Pod named by its pasted `kubectl logs` command is the log's own; one named otherwise (a described Pod,
+    // a kubelet log line about it) is not the component whose log this reads.
+    if d.primary != Category::Unknown
+        || ev.pod.is_some()
+        || (ev.target.name.is_some() && ev.logs_of.is_none())
+    {
         return d;
     }
     let text = ev
@@ -1366,6 +1374,31 @@ fn whose_component_failure(
             || names_driver_dir(&text)
         {
             c.category = Category::DevicePlugin;
+        }
+        return;
+    }
+    // The GPU Operator's own CUDA check (the validator's vectorAdd, or the device plugin's `toolkit-validation`
+    // init container before Operator 1.9) is built for a CUDA the Operator's driver supports: a driver too old
+    // for it is the Operator's driver not loaded yet, or a pre-installed one older than the release needs.
+    if c.rule == Some("GW408") {
+        let text = whose_text(c, target);
+        if names_validator(&target.to_ascii_lowercase())
+            && text.contains("failed to allocate device vector a")
+        {
+            c.category = Category::DevicePlugin;
+            c.summary = "the GPU Operator's CUDA check finds no driver as new as its CUDA: the Operator's driver is not loaded yet, or the node's own driver is older than the Operator release needs, so the Operator holds the device plugin back".into();
+            c.next = vec![
+                ctx.step(
+                    "kubectl get pods -n {namespace} -o wide | grep -e driver -e validat",
+                    Where::Cluster,
+                    "see whether the driver container on the node is ready",
+                ),
+                ctx.step(
+                    "nvidia-smi --query-gpu=driver_version --format=csv,noheader",
+                    Where::Node,
+                    "see which driver the node has loaded, if any",
+                ),
+            ];
         }
         return;
     }

@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::evidence::{
-    Evidence, PodFacts, Signal, SignalSource, Target, Toleration, is_driver_daemonset,
+    Evidence, LogsOf, PodFacts, Signal, SignalSource, Target, Toleration, is_driver_daemonset,
 };
 use crate::sanitize;
 
@@ -209,6 +209,19 @@ pub(super) fn read(input: &str) -> Evidence {
     } else if let Some(p) = ev.pod.take() {
         ev.pod = Some(p);
     }
+    // The pasted command that printed a log names the Pod whose log it is, when nothing else does.
+    if ev.target.name.is_none() {
+        let mut named = lines.iter().filter_map(|l| logs_command_pod(l));
+        if let Some(first) = named.next()
+            && named.all(|other| other.pod == first.pod)
+        {
+            ev.target.name = Some(first.pod);
+            ev.target.namespace = first.namespace;
+            ev.logs_of = Some(LogsOf {
+                container: first.container,
+            });
+        }
+    }
     if ev.target.name.is_none() {
         for s in &ev.signals {
             if let Some(c) = POD_IN_LOG.captures(&s.message) {
@@ -227,6 +240,112 @@ pub(super) fn read(input: &str) -> Evidence {
         }
     }
     ev
+}
+
+/// The Pod (and its namespace, when given) that a pasted `kubectl logs` command reads: `$ kubectl logs -n ns
+/// pod -c ctr`, `oc logs -f pod/name`, `sudo k3s kubectl logs …`, `k logs …`. A selector (`-l`) or another kind
+/// (`ds/…`) names no Pod.
+fn logs_command_pod(line: &str) -> Option<LogsCommand> {
+    const WITH_VALUE: &[&str] = &[
+        "-n",
+        "--namespace",
+        "-c",
+        "--container",
+        "--tail",
+        "--since",
+        "--since-time",
+        "--context",
+        "--kubeconfig",
+        "--max-log-requests",
+        "--limit-bytes",
+        "--pod-running-timeout",
+    ];
+    let tokens: Vec<&str> = line
+        .split(|c: char| c.is_whitespace() || c == '`')
+        .filter(|t| !t.is_empty())
+        .collect();
+    let at = tokens
+        .iter()
+        .position(|t| matches!(*t, "kubectl" | "oc" | "k"))?;
+    // Only a shell prompt (`user@host:~$`, `(base) me@mac dir %`), `sudo` or a distribution's wrapper may
+    // come before it: a sentence that mentions `oc logs` is not a command.
+    let after_prompt = tokens[..at]
+        .iter()
+        .rposition(|t| t.ends_with(['$', '#', '%', '>']))
+        .map_or(0, |p| p + 1);
+    if !tokens[after_prompt..at]
+        .iter()
+        .all(|t| matches!(*t, "sudo" | "microk8s" | "k3s" | "-" | "*"))
+    {
+        return None;
+    }
+    let mut namespace = None;
+    let mut container = None;
+    let mut pod = None;
+    let mut seen_logs = false;
+    let mut i = at + 1;
+    while let Some(&t) = tokens.get(i) {
+        if matches!(t, "|" | ">" | ">>" | "&&" | ";" | "2>&1") || t.starts_with('|') {
+            break;
+        }
+        if let Some(flag) = t.strip_prefix('-') {
+            let (flag, inline) = match flag.split_once('=') {
+                Some((f, v)) => (f, Some(v)),
+                None => (flag, None),
+            };
+            let full = format!("-{flag}");
+            if matches!(full.as_str(), "-l" | "--selector") {
+                return None;
+            }
+            if WITH_VALUE.contains(&full.as_str()) {
+                let value = inline.or_else(|| tokens.get(i + 1).copied());
+                if matches!(full.as_str(), "-n" | "--namespace") {
+                    namespace = value.map(str::to_string);
+                }
+                if matches!(full.as_str(), "-c" | "--container") {
+                    container = value.map(str::to_string);
+                }
+                i += if inline.is_some() { 1 } else { 2 };
+                continue;
+            }
+            i += 1;
+            continue;
+        }
+        if !seen_logs {
+            if t != "logs" {
+                return None;
+            }
+            seen_logs = true;
+        } else if pod.is_none() {
+            let name = t
+                .strip_prefix("pods/")
+                .or_else(|| t.strip_prefix("pod/"))
+                .unwrap_or(t);
+            if !is_dns_subdomain(name) {
+                return None;
+            }
+            pod = Some(name.to_string());
+        }
+        i += 1;
+    }
+    Some(LogsCommand {
+        pod: pod?,
+        namespace: namespace.filter(|n| is_dns_label(n)),
+        container: container.filter(|c| is_dns_label(c)),
+    })
+}
+
+/// What a pasted `kubectl logs` command reads.
+#[derive(Debug, PartialEq)]
+struct LogsCommand {
+    pod: String,
+    namespace: Option<String>,
+    container: Option<String>,
+}
+
+/// A Kubernetes object name: lowercase DNS labels joined by dots.
+fn is_dns_subdomain(s: &str) -> bool {
+    s.len() <= 253 && s.split('.').all(is_dns_label)
 }
 
 /// `kubectl get pods`' header: NAME (after NAMESPACE with `-A`) opens it, so a line that only holds those
@@ -1123,6 +1242,62 @@ mod tests {
             ev.target.name.as_deref(),
             Some("nvidia-device-plugin-daemonset-h9kxw")
         );
+    }
+
+    #[test]
+    fn a_pasted_logs_command_names_the_pod() {
+        for (line, pod, ns, container) in [
+            (
+                "(base) coredump@Deceneu GPU % oc logs nvidia-device-plugin-daemonset-pfrlf -c toolkit-validation -n gpu-operator-resources",
+                "nvidia-device-plugin-daemonset-pfrlf",
+                Some("gpu-operator-resources"),
+                Some("toolkit-validation"),
+            ),
+            (
+                "sudo k3s kubectl logs pod/nvidia-device-plugin-daemonset-6t7sj --namespace=kube-system",
+                "nvidia-device-plugin-daemonset-6t7sj",
+                Some("kube-system"),
+                None,
+            ),
+            (
+                "kubectl logs -n koordinator-system koordlet-fcmn4 |grep GPUEnv",
+                "koordlet-fcmn4",
+                Some("koordinator-system"),
+                None,
+            ),
+            (
+                "root@XP005:/home/gpu-monitoring-tools# kubectl logs -f node-exporter-c99c5 -c nvidia-dcgm-exporter",
+                "node-exporter-c99c5",
+                None,
+                Some("nvidia-dcgm-exporter"),
+            ),
+        ] {
+            assert_eq!(
+                logs_command_pod(line),
+                Some(LogsCommand {
+                    pod: pod.to_string(),
+                    namespace: ns.map(str::to_string),
+                    container: container.map(str::to_string),
+                }),
+                "{line}"
+            );
+        }
+        for line in [
+            "kubectl logs -n gpu-operator -l app=nvidia-operator-validator -c driver-validation",
+            "kubectl logs ds/nvidia-device-plugin-daemonset -n kube-system",
+            "Then I ran oc logs on the plugin pod",
+            "kubectl get pods -A",
+        ] {
+            assert_eq!(logs_command_pod(line), None, "{line}");
+        }
+        let ev = read(
+            "$ kubectl logs gpushare-device-plugin-ds-k6srx -n kube-system\nFailed to initialize NVML: could not load NVML library.\n",
+        );
+        assert_eq!(
+            ev.target.name.as_deref(),
+            Some("gpushare-device-plugin-ds-k6srx")
+        );
+        assert_eq!(ev.target.namespace.as_deref(), Some("kube-system"));
     }
 
     #[test]

@@ -104,7 +104,9 @@ pub static CATCH_ALL: &[&str] = &[
 /// device nodes (GW410, GW417 and GW418 would only say the hook or the runtime failed); GW442 says Docker has no
 /// NVIDIA device driver at all for `--gpus` (GW414 also reads a CDI driver that is not enabled); GW446 says the
 /// runc error is the NVIDIA hook refusing to run without the nvidia runtime (GW418 would only say runc failed); GW448
-/// says the program not found is the NVIDIA toolkit's, on the node (GW416 would call it the image's command).
+/// says the program not found is the NVIDIA toolkit's, on the node (GW416 would call it the image's command); GW167
+/// says the plugin that cannot start has no device minor number from NVML, as under WSL2 (GW145 would only say it
+/// cannot start).
 pub static REFINES: &[(&str, &str)] = &[
     ("GW146", "GW105"),
     ("GW151", "GW145"),
@@ -125,6 +127,7 @@ pub static REFINES: &[(&str, &str)] = &[
     ("GW442", "GW414"),
     ("GW446", "GW418"),
     ("GW448", "GW416"),
+    ("GW167", "GW145"),
 ];
 
 /// Rules that read the reporter's own words (or the manifests they pasted) in a ticket, not a component's
@@ -139,7 +142,7 @@ pub static HEARSAY: &[&str] = &["GW131", "GW132", "GW137", "GW138", "GW603"];
 pub static COMPONENT_LOG: &[&str] = &[
     "GW122", "GW123", "GW124", "GW127", "GW128", "GW133", "GW139", "GW140", "GW142", "GW143",
     "GW144", "GW145", "GW147", "GW148", "GW149", "GW150", "GW151", "GW152", "GW153", "GW154",
-    "GW155", "GW164", "GW165", "GW166",
+    "GW155", "GW164", "GW165", "GW166", "GW167",
 ];
 
 pub static RULES: &[Rule] = &[
@@ -1901,6 +1904,34 @@ pub static RULES: &[Rule] = &[
         example: "Updating the package cache...\nW: GPG error: https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2004/x86_64  InRelease: The following signatures couldn't be verified because the public key is not available: NO_PUBKEY A4B469963BF863CC\nE: The repository 'https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2004/x86_64  InRelease' is no longer signed.",
         example_source: "https://github.com/NVIDIA/gpu-operator/issues/344",
         near_miss: "Updating the package cache...",
+    },
+    Rule {
+        id: "GW167",
+        name: "gpu-minor-number-unsupported",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "the device plugin's (or Koordinator's koordlet's, or the DRA driver's) log",
+        // The toolkit's CDI generation says the same (`failed to create device discoverer: error getting GPU
+        // device minor number`, Jetson in nvml mode), which GW434 reads.
+        pattern: r"\b(?:error getting device paths: error getting GPU|unable to get) device minor number: Not Supported\b",
+        summary: "the node's NVML cannot give the GPU's device minor number (Not Supported), as under WSL2: the plugin cannot map the GPU to a device node, so the node advertises no GPU",
+        explanation: doc!(
+            "A device plugin names each GPU by its device node `/dev/nvidiaN`, whose number it asks NVML for. NVML answered `Not Supported`, so the plugin could not build its device list and the node advertises no GPU (Koordinator's koordlet marks the GPU unhealthy instead).",
+            "The GPU is WSL2's paravirtualised GPU: Windows exposes it through `/dev/dxg`, there is no `/dev/nvidiaN`, and WSL2's NVML leaves out the minor number. NVIDIA's device plugin before v0.15.0, its DRA driver and Koordinator's koordlet do not support WSL2.",
+            "Run GPU nodes on Linux rather than WSL2, or use NVIDIA's device plugin v0.15.0 or later with the container toolkit 1.13 or later, which support WSL2; the DRA driver does not.",
+        ),
+        next: &[
+            Next {
+                command: "uname -r; ls -l /dev/dxg /dev/nvidia*",
+                place: Node,
+                why: "see whether the node is WSL2 (a kernel with `microsoft` in its name, /dev/dxg) and which GPU device nodes it has",
+            },
+            PLUGIN_PODS,
+        ],
+        fix: None,
+        example: "panic: Unable to load resource managers to manage plugin devices: error building device map: error building device map from config.resources: error building GPU device map: error building GPU Device: error getting device paths: error getting GPU device minor number: Not Supported",
+        example_source: "https://github.com/NVIDIA/k8s-device-plugin/issues/332",
+        near_miss: "error getting device paths: error getting GPU device minor number: Unknown Error",
     },
     Rule {
         id: "GW201",
@@ -3688,7 +3719,7 @@ pub static RULES: &[Rule] = &[
         looks_at: "a GPU container's log (DCGM exporter, nvidia-smi, a monitoring or inference tool) that says no more than that NVML failed",
         // `nvidia-smi` and DCGM print it capitalised; the device plugin's own fatal line (`failed to initialize
         // NVML`) repeats what it said before it, which GW151 reads. DCGM's host engine says it cannot load NVML.
-        pattern: r"\b(?-i:F)ailed to initialize NVML(?:$|[^:\w])|\bCannot load NVML; DCGM will proceed without managing GPUs\b",
+        pattern: r"\b(?-i:F)ailed to initialize NVML(?:$|[^:\w]|: N/A\b)|\bCannot load NVML; DCGM will proceed without managing GPUs\b",
         summary: "the container runs but cannot initialize NVML: the NVIDIA driver's libraries or device nodes were not given to it",
         explanation: doc!(
             "NVML (`libnvidia-ml.so.1`) is how a container talks to the GPU driver; the NVIDIA runtime's hook mounts it, with the `/dev/nvidia*` device nodes, into containers that were given a GPU. The container started, but NVML could not initialize inside it, and the tool said no more than that (a DCGM exporter prints exactly this, then `DCGM initialization error`).",
@@ -4020,6 +4051,36 @@ pub static RULES: &[Rule] = &[
         example: "FATA[0000] exec: \"nvidia-container-cli\": executable file not found in $PATH",
         example_source: "https://github.com/containerd/nerdctl/issues/2716",
         near_miss: "Error: OCI runtime create failed: container_linux.go:345: starting container process caused \"exec: \\\"storageos\\\": executable file not found in $PATH\": unknown",
+    },
+    Rule {
+        id: "GW449",
+        name: "runtime-without-cdi-support",
+        category: C::RuntimeHook,
+        gate: G::Runtime,
+        looks_at: "Podman's (or another runtime's) error when a container asks for a device by its CDI name",
+        pattern: r"\bstat (?P<device>[a-z0-9.-]+\.[a-z]+/[\w.-]+=[\w.:-]+): no such file or directory",
+        summary: "the runtime took the CDI device name {device} for a file path: it does not read CDI, so the GPU is never injected",
+        explanation: doc!(
+            "A container asked for its GPU by CDI name (`vendor/class=name`, such as `nvidia.com/gpu=all`). A runtime that knows CDI looks the name up in the specs under `/etc/cdi` and `/var/run/cdi`; this one took it for a device path and found no such file, so the container was not created.",
+            "The runtime predates CDI: Podman reads CDI names from 4.1.0 on (Ubuntu 22.04 ships 3.4.4), so an older one, or any runtime without CDI support, treats the name as a path. A CDI spec generated by `nvidia-ctk cdi generate` does not help it.",
+            "Upgrade the runtime to one that reads CDI (Podman 4.1 or later); or, with the old runtime, give the container the GPU through the NVIDIA runtime or hook (`--runtime=nvidia`, or the hook with `NVIDIA_VISIBLE_DEVICES`), which can itself inject CDI devices in `cdi` mode.",
+        ),
+        next: &[
+            Next {
+                command: "podman version --format '{{.Client.Version}}'",
+                place: Node,
+                why: "see whether Podman is 4.1 or later, which reads CDI names",
+            },
+            Next {
+                command: "nvidia-ctk cdi list",
+                place: Node,
+                why: "list the CDI device names the specs define",
+            },
+        ],
+        fix: None,
+        example: "Error: stat nvidia.com/gpu=all: no such file or directory",
+        example_source: "https://github.com/NVIDIA/libnvidia-container/issues/287",
+        near_miss: "Error: setting up CDI devices: failed to inject devices: failed to stat CDI host device \"/dev/dri/renderD129\": no such file or directory",
     },
     Rule {
         id: "GW501",
@@ -4610,6 +4671,36 @@ pub static RULES: &[Rule] = &[
         example: "qemu-kvm: -drive file=/var/run/kubevirt-ephemeral-disks/disk-data/disk0/disk.qcow2,format=qcow2,if=none,id=drive-ua-disk0,cache=none: file system may not support O_DIRECT",
         example_source: "https://github.com/kubevirt/kubevirt/issues/3234",
         near_miss: "qemu-kvm: -drive file=/var/run/kubevirt-ephemeral-disks/disk-data/disk0/disk.qcow2,format=qcow2,if=none,id=drive-ua-disk0,cache=none: Could not open backing file: Could not open '/var/run/kubevirt-private/vmi-disks/disk0/disk.img': Invalid argument')",
+    },
+    Rule {
+        id: "GW526",
+        name: "selinux-denies-gpu-device",
+        category: C::Other,
+        gate: G::Runtime,
+        looks_at: "the node's audit log (ausearch -m avc, /var/log/audit/audit.log)",
+        pattern: r#"\bavc:\s+denied\s+\{\s*(?P<perm>[^}\n]+?)\s*\}[^\n]*?(?:\b(?:name|path)="(?P<device>[^"\n]+)"[^\n]*?)?\bscontext=\S*:container_t:[^\n]*?\btcontext=\S*:(?P<type>dri_device_t|xserver_misc_device_t):"#,
+        summary: "the node's SELinux policy denies the container {perm} on the GPU device {device|node} (labelled {type}): SELinux, not the GPU stack, keeps the container from the GPU",
+        explanation: doc!(
+            "The container's process runs as `container_t`, and the SELinux policy does not let it use device nodes labelled as GPU devices (`dri_device_t` for `/dev/dri`, `xserver_misc_device_t` for `/dev/nvidia*`). The device is in the container, but every open or map of it is refused, so the program finds no usable GPU.",
+            "SELinux is enforcing and the boolean that lets containers use devices (`container_use_devices`) is off, or the node's `container-selinux` policy predates the rule for this device type.",
+            "Turn the boolean on (`setsebool -P container_use_devices on`), update `container-selinux`, or run the GPU Pod with an SELinux type that may use devices (`securityContext.seLinuxOptions.type`); do not relabel the device nodes by hand, which a reboot undoes.",
+        ),
+        next: &[
+            Next {
+                command: "ausearch -m avc -ts recent | grep container_t",
+                place: Node,
+                why: "see every access SELinux refused a container",
+            },
+            Next {
+                command: "getsebool container_use_devices; rpm -q container-selinux",
+                place: Node,
+                why: "see whether containers may use devices, and the policy's version",
+            },
+        ],
+        fix: None,
+        example: "type=AVC msg=audit(1694192866.178:142): avc:  denied  { read write } for  pid=2741395 comm=\"clinfo\" name=\"renderD128\" dev=\"devtmpfs\" ino=124588 scontext=system_u:system_r:container_t:s0:c17,c28 tcontext=system_u:object_r:dri_device_t:s0 tclass=chr_file permissive=0",
+        example_source: "https://github.com/containers/container-selinux/issues/269",
+        near_miss: "AVC avc: denied { read write } for pid=995 comm=\"plymouthd\" name=\"card1\" dev=\"devtmpfs\" ino=469 scontext=system_u:system_r:plymouthd_t:s0 tcontext=system_u:object_r:xserver_misc_device_t:s0 tclass=chr_file permissive=0",
     },
     Rule {
         id: "GW602",
