@@ -2756,6 +2756,36 @@ pub static RULES: &[Rule] = &[
         near_miss: "UnexpectedAdmissionError",
     },
     Rule {
+        id: "GW311",
+        name: "compute-domain-status-rejected",
+        category: C::DevicePlugin,
+        gate: G::DeviceAdmission,
+        looks_at: "the NVIDIA DRA driver's ComputeDomain controller or daemon log",
+        pattern: r#"\berror updating [^\n]*?\bComputeDomain status: ComputeDomain\.resource\.nvidia\.com "(?P<domain>[^"\n]+)" is invalid: (?P<why>[^\n]+)"#,
+        summary: "the NVIDIA DRA driver cannot record the state of ComputeDomain {domain}: the apiserver rejects its status update, so the domain never becomes Ready and the Pods that use it do not start",
+        explanation: doc!(
+            "The DRA driver's ComputeDomain daemons report each node's state into the ComputeDomain's status, and the Pods that use the domain start only once it is Ready. The apiserver rejected that update against the ComputeDomain CRD's schema, so the status never says Ready.",
+            "The CRD installed in the cluster does not match the driver that writes to it: Helm does not upgrade CRDs, so a driver upgraded without its CRD (or a CRD from another release, or one whose schema has a bug) refuses the values the driver writes.",
+            "Install the ComputeDomain CRD from the same release as the driver (`kubectl apply` the chart's `crds/`), then restart the driver's controller and daemons and check that the domain's status turns Ready.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get crd computedomains.resource.nvidia.com -o jsonpath='{.metadata.annotations}'",
+                place: Cluster,
+                why: "see which release installed the CRD",
+            },
+            Next {
+                command: "kubectl get computedomains -A -o wide",
+                place: Cluster,
+                why: "see the domains and whether they are Ready",
+            },
+        ],
+        fix: None,
+        example: "Failed to reconcile work item: error updating node info in ComputeDomain: error updating nodes in ComputeDomain status: ComputeDomain.resource.nvidia.com \"a4x-compute-domain\" is invalid: [status.status: Unsupported value: \"NotReady\": supported values: \"UmVhZHk=\", \"Tm90UmVhZHk=\", <nil>: Invalid value: \"null\": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation]",
+        example_source: "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/issues/436",
+        near_miss: "The StatefulSet \"jellyfin\" is invalid: spec.template.spec.resources.limits[gpu.intel.com/i915]: Unsupported value: \"gpu.intel.com/i915\": supported values: \"cpu\", \"hugepages-\", \"memory\"",
+    },
+    Rule {
         id: "GW401",
         name: "containerd-runtime-handler-missing",
         category: C::HandlerMissing,
