@@ -241,15 +241,18 @@ pub struct Evidence {
     pub nodes: Option<Vec<NodeFacts>>,
     pub cluster: ClusterFacts,
     pub gaps: Vec<Gap>,
-    /// Set when a pasted `kubectl logs` command named the target: the text is that Pod's own log.
+    /// The one Pod whose log a `kubectl logs` command pasted in the text reads. It is not the target: the paste
+    /// holds that Pod's log somewhere, and may hold other Pods' events too.
     #[serde(skip)]
     pub logs_of: Option<LogsOf>,
 }
 
-/// Whose log a pasted text is, from the `kubectl logs` command pasted with it.
+/// The Pod (and container) a pasted `kubectl logs` command reads.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct LogsOf {
-    /// The container `-c` names, if any.
+    pub pod: String,
+    pub namespace: Option<String>,
+    /// The container `-c` (or the second word) names, if any.
     pub container: Option<String>,
 }
 

@@ -407,10 +407,7 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
         pod.and_then(|p| p.owner.as_deref()),
     ];
     // The containers' names say whose Pod it is when a paste lost the Pod's name.
-    let containers = pod
-        .map(|p| p.containers.join(" "))
-        .or_else(|| ev.logs_of.as_ref().and_then(|l| l.container.clone()))
-        .unwrap_or_default();
+    let containers = pod.map(|p| p.containers.join(" ")).unwrap_or_default();
     let whose = format!("{} {containers}", names.map(|n| n.unwrap_or("")).join(" "));
     let looping = looping_container(ev);
     for c in causes.iter_mut() {
@@ -419,6 +416,7 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
         whose_denial(c);
         whose_libraries(c, ev);
         whose_nvml_failure(c, ev);
+        whose_cuda_check(c, ev, &ctx);
     }
     let primary = forced.unwrap_or_else(|| pick_primary(&causes, &ctx));
     let first = causes.remove(primary);
@@ -954,12 +952,7 @@ const EXPORTER_DOWN: &str = "the DCGM exporter (the GPUs' metrics for Prometheus
 /// A pasted log that no rule explains is still the answer when its writer is part of the GPU path (see
 /// `UNEXPLAINED_LOGS`). Only for a paste without a Pod in it: a Pod's own state says more.
 fn log_unexplained(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
-    // A Pod named by its pasted `kubectl logs` command is the log's own; one named otherwise (a described Pod,
-    // a kubelet log line about it) is not the component whose log this reads.
-    if d.primary != Category::Unknown
-        || ev.pod.is_some()
-        || (ev.target.name.is_some() && ev.logs_of.is_none())
-    {
+    if d.primary != Category::Unknown || ev.pod.is_some() || ev.target.name.is_some() {
         return d;
     }
     let text = ev
@@ -1377,31 +1370,6 @@ fn whose_component_failure(
         }
         return;
     }
-    // The GPU Operator's own CUDA check (the validator's vectorAdd, or the device plugin's `toolkit-validation`
-    // init container before Operator 1.9) is built for a CUDA the Operator's driver supports: a driver too old
-    // for it is the Operator's driver not loaded yet, or a pre-installed one older than the release needs.
-    if c.rule == Some("GW408") {
-        let text = whose_text(c, target);
-        if names_validator(&target.to_ascii_lowercase())
-            && text.contains("failed to allocate device vector a")
-        {
-            c.category = Category::DevicePlugin;
-            c.summary = "the GPU Operator's CUDA check finds no driver as new as its CUDA: the Operator's driver is not loaded yet, or the node's own driver is older than the Operator release needs, so the Operator holds the device plugin back".into();
-            c.next = vec![
-                ctx.step(
-                    "kubectl get pods -n {namespace} -o wide | grep -e driver -e validat",
-                    Where::Cluster,
-                    "see whether the driver container on the node is ready",
-                ),
-                ctx.step(
-                    "nvidia-smi --query-gpu=driver_version --format=csv,noheader",
-                    Where::Node,
-                    "see which driver the node has loaded, if any",
-                ),
-            ];
-        }
-        return;
-    }
     // The runtime finds no NVIDIA device node under the driver container's root (`lstat
     // /run/nvidia/driver/dev/nvidiactl`): the driver container has not loaded the driver yet.
     // The kubelet's own GPU manager (Kubernetes before device plugins) that finds no device node: the node
@@ -1522,6 +1490,48 @@ static LIBRARY_INJECTORS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLoc
     )
     .expect("library injectors regex")
 });
+
+/// The GPU Operator 1.x ran a CUDA sample (vectorAdd) in the device plugin's init container
+/// `toolkit-validation`, before its driver was validated: the CUDA that sample was built for finding no driver new
+/// enough (GW408) means the Operator's driver is not loaded yet (or the node's own driver is older than the release
+/// needs), and the device plugin does not start. The same line from any other Pod stays the image's CUDA against
+/// the node's driver.
+fn whose_cuda_check(c: &mut Cause, ev: &Evidence, ctx: &Context) {
+    if c.rule != Some("GW408")
+        || !c
+            .evidence
+            .iter()
+            .any(|e| e.text.contains("Failed to allocate device vector A"))
+    {
+        return;
+    }
+    let plugin_pod = |name: &str| name.starts_with("nvidia-device-plugin-daemonset");
+    let described = ev.pod.as_ref().is_some_and(|p| {
+        ev.target.name.as_deref().is_some_and(plugin_pod)
+            && p.containers.iter().any(|c| c == "toolkit-validation")
+    });
+    let logged = ev.target.name.is_none()
+        && ev.logs_of.as_ref().is_some_and(|l| {
+            plugin_pod(&l.pod) && l.container.as_deref() == Some("toolkit-validation")
+        });
+    if !(described || logged) {
+        return;
+    }
+    c.category = Category::DevicePlugin;
+    c.summary = "the GPU Operator's CUDA check in the device plugin's toolkit-validation finds no driver as new as its CUDA: the Operator's driver is not loaded yet, or the node's own driver is older than the release needs, so the device plugin does not start".into();
+    c.next = vec![
+        ctx.step(
+            "kubectl get pods -A -o wide | grep -e nvidia-driver -e nvidia-device-plugin",
+            Where::Cluster,
+            "see whether the driver container on the node is ready",
+        ),
+        ctx.step(
+            "cat /proc/driver/nvidia/version",
+            Where::Node,
+            "see which driver the node has loaded, if any",
+        ),
+    ];
+}
 
 /// NVML's `Unknown Error` (GW432) from `nvidia-smi` run on the node itself (`kubectl debug node/…` then
 /// `chroot /host`), not in a container: the driver does not answer there, so no container can use the GPU.

@@ -747,6 +747,37 @@ trainer-0   0/1     Pending   0          5m
     }
 
     #[test]
+    fn a_logs_command_says_whose_log_without_taking_the_target() {
+        use crate::rules::Category;
+        // A kubelet line names the Pod that fails; the plugin's log pasted after it does not take its place.
+        let kubelet = "Jan 01 00:00:00 node1 kubelet[123]: E0101 00:00:00.000000 123 pod_workers.go:1298] \"Error syncing pod, skipping\" err=\"failed to \\\"StartContainer\\\" for \\\"cuda\\\" with CrashLoopBackOff: \\\"back-off 5m0s restarting failed container=cuda pod=trainer-0_ml(abc)\\\"\" pod=\"ml/trainer-0\" podUID=\"abc\"\n$ kubectl logs -n kube-system nvidia-device-plugin-daemonset-x2x2x\nI0101 00:00:00.000000 1 main.go:1] Registered device plugin for 'nvidia.com/gpu' with Kubelet\n";
+        let d = verdict(kubelet);
+        assert_eq!(d.target.name.as_deref(), Some("trainer-0"));
+        assert_eq!(d.primary, Category::Other);
+        // A listing beside the plugin's log: the log is still read as the plugin's.
+        let listed = "$ kubectl get pods -n kube-system\nNAME                                   READY   STATUS    RESTARTS   AGE\nnvidia-device-plugin-daemonset-abcde   1/1     Running   0          5m\ncoredns-7db6d8ff4d-abcde               1/1     Running   0          5m\n\n$ kubectl logs nvidia-device-plugin-daemonset-abcde -n kube-system\nI0101 00:00:00.000000       1 main.go:199] Starting FS watcher for the nvidia device plugin.\nI0101 00:00:00.000000       1 main.go:221] Starting Plugins.\n";
+        let (_, evs) = parse(listed, "x").unwrap();
+        let loose = evs
+            .iter()
+            .find(|e| e.target.name.is_none())
+            .expect("the log");
+        assert_eq!(
+            crate::diagnose::diagnose(loose).primary,
+            Category::DevicePlugin
+        );
+        // The GPU Operator 1.x device plugin's toolkit-validation vectorAdd is the driver's; a workload's,
+        // even one named for validation, is the image's CUDA against the node's driver.
+        let sample = "[Vector addition of 50000 elements]\nFailed to allocate device vector A (error code CUDA driver version is insufficient for CUDA runtime version)!\n";
+        let operator = format!(
+            "$ oc logs nvidia-device-plugin-daemonset-pfrlf -c toolkit-validation -n gpu-operator-resources\n{sample}"
+        );
+        assert_eq!(verdict(&operator).primary, Category::DevicePlugin);
+        let workload = format!("$ kubectl logs model-validation-job-x7k2p\n{sample}");
+        assert_eq!(verdict(&workload).primary, Category::RuntimeHook);
+        assert_eq!(verdict(sample).primary, Category::RuntimeHook);
+    }
+
+    #[test]
     fn output_that_stops_at_hami_core_is_the_injected_library() {
         // volcano-sh/devices: `nvidia-smi` in a vGPU Pod prints HAMi-core's first line and hangs.
         let hangs = "root@gpu-deploy-plugin-hami-volcano-5779959bc9-cwd92:/workspace# nvidia-smi

@@ -2,7 +2,8 @@
 //! with `(xN over M)`, wrapped and truncated rows, with or without its header, the 1.35+ `fieldPath: `
 //! prefix), `kubectl get events` tables, YAML fragments (`message: '…'`), kubelet/containerd/journal log
 //! lines (with their escaped quotes), and bare messages. Everything that is not recognised as a field
-//! becomes a plain-text signal; nothing is dropped silently.
+//! becomes a plain-text signal; nothing is dropped silently. A pasted `kubectl logs` command says whose log the
+//! paste holds.
 
 use std::sync::LazyLock;
 
@@ -209,16 +210,25 @@ pub(super) fn read(input: &str) -> Evidence {
     } else if let Some(p) = ev.pod.take() {
         ev.pod = Some(p);
     }
-    // The pasted command that printed a log names the Pod whose log it is, when nothing else does.
-    if ev.target.name.is_none() {
-        let mut named = lines.iter().filter_map(|l| logs_command_pod(l));
-        if let Some(first) = named.next()
-            && named.all(|other| other.pod == first.pod)
-        {
-            ev.target.name = Some(first.pod);
-            ev.target.namespace = first.namespace;
+    // A pasted `kubectl logs` command says whose log is in the paste. It does not make that Pod the target:
+    // the target is the Pod that does not start, and a component that prints its log runs.
+    let mut commands = lines.iter().filter_map(|l| logs_command(l));
+    if let Some(first) = commands.next() {
+        let mut whose = first;
+        let mut one_pod = whose.pod.is_some();
+        for other in commands {
+            if other.pod.is_none() || other.pod != whose.pod {
+                one_pod = false;
+                break;
+            }
+            whose.namespace = whose.namespace.or(other.namespace);
+            whose.container = whose.container.or(other.container);
+        }
+        if one_pod && let Some(pod) = whose.pod {
             ev.logs_of = Some(LogsOf {
-                container: first.container,
+                pod,
+                namespace: whose.namespace,
+                container: whose.container,
             });
         }
     }
@@ -242,73 +252,86 @@ pub(super) fn read(input: &str) -> Evidence {
     ev
 }
 
-/// The Pod (and its namespace, when given) that a pasted `kubectl logs` command reads: `$ kubectl logs -n ns
-/// pod -c ctr`, `oc logs -f pod/name`, `sudo k3s kubectl logs …`, `k logs …`. A selector (`-l`) or another kind
-/// (`ds/…`) names no Pod.
-fn logs_command_pod(line: &str) -> Option<LogsCommand> {
-    const WITH_VALUE: &[&str] = &[
-        "-n",
-        "--namespace",
-        "-c",
-        "--container",
-        "--tail",
-        "--since",
-        "--since-time",
-        "--context",
-        "--kubeconfig",
-        "--max-log-requests",
-        "--limit-bytes",
-        "--pod-running-timeout",
+/// What a pasted `kubectl logs` command reads: `$ kubectl logs -n ns pod -c ctr`, `oc logs -f pod/name`, `sudo
+/// k3s kubectl logs …`, `microk8s.kubectl logs pod ctr`, `k logs …`. A selector (`-l`) or another kind (`ds/…`)
+/// reads no one Pod (`pod` is `None`); text that is not such a command is `None`.
+fn logs_command(line: &str) -> Option<LogsCommand> {
+    // kubectl's flags that take no value; every other flag written without `=` takes the next word.
+    const BOOLEAN: &[&str] = &[
+        "-f",
+        "--follow",
+        "-p",
+        "--previous",
+        "--timestamps",
+        "--all-containers",
+        "--all-pods",
+        "--prefix",
+        "--ignore-errors",
+        "--insecure-skip-tls-verify",
+        "--match-server-version",
+        "--warnings-as-errors",
     ];
     let tokens: Vec<&str> = line
         .split(|c: char| c.is_whitespace() || c == '`')
         .filter(|t| !t.is_empty())
         .collect();
-    let at = tokens
-        .iter()
-        .position(|t| matches!(*t, "kubectl" | "oc" | "k"))?;
-    // Only a shell prompt (`user@host:~$`, `(base) me@mac dir %`), `sudo` or a distribution's wrapper may
-    // come before it: a sentence that mentions `oc logs` is not a command.
+    let at = tokens.iter().position(|t| {
+        matches!(
+            *t,
+            "kubectl" | "oc" | "k" | "microk8s.kubectl" | "kubectl.exe" | "oc.exe"
+        )
+    })?;
+    // Only a shell prompt (`user@host:~$`, `(base) me@mac dir %`, `➜  ~`), `sudo` or a distribution's wrapper
+    // may come before it: a sentence that mentions `oc logs` is not a command.
     let after_prompt = tokens[..at]
         .iter()
-        .rposition(|t| t.ends_with(['$', '#', '%', '>']))
+        .rposition(|t| t.ends_with(['$', '#', '%', '>']) || *t == "➜")
         .map_or(0, |p| p + 1);
-    if !tokens[after_prompt..at]
-        .iter()
-        .all(|t| matches!(*t, "sudo" | "microk8s" | "k3s" | "-" | "*"))
-    {
+    let wrapper = |t: &str| {
+        matches!(
+            t,
+            "sudo" | "-E" | "microk8s" | "k3s" | "k0s" | "-" | "*" | "~"
+        )
+    };
+    if !tokens[after_prompt..at].iter().all(|t| wrapper(t)) {
         return None;
     }
-    let mut namespace = None;
-    let mut container = None;
-    let mut pod = None;
+    let mut command = LogsCommand::default();
+    let mut positional = Vec::new();
     let mut seen_logs = false;
     let mut i = at + 1;
-    while let Some(&t) = tokens.get(i) {
-        if matches!(t, "|" | ">" | ">>" | "&&" | ";" | "2>&1") || t.starts_with('|') {
+    while let Some(&word) = tokens.get(i) {
+        // A pipe, a redirection or the next command ends it, glued to a word or not (`pod|grep x`).
+        let end = word.find(['|', '>', ';', '&']);
+        let t = word[..end.unwrap_or(word.len())].trim_matches(['"', '\'']);
+        if t.is_empty() {
             break;
         }
-        if let Some(flag) = t.strip_prefix('-') {
-            let (flag, inline) = match flag.split_once('=') {
-                Some((f, v)) => (f, Some(v)),
-                None => (flag, None),
+        if t.len() > 1
+            && let Some(flag) = t.strip_prefix('-')
+        {
+            let (name, inline) = match flag.split_once('=') {
+                Some((f, v)) => (format!("-{f}"), Some(v)),
+                // pflag's shorthand with its value attached: `-nkube-system`, `-cctr`.
+                None if !flag.starts_with('-') && flag.len() > 1 => {
+                    (format!("-{}", &flag[..1]), Some(&flag[1..]))
+                }
+                None => (t.to_string(), None),
             };
-            let full = format!("-{flag}");
-            if matches!(full.as_str(), "-l" | "--selector") {
-                return None;
+            if matches!(name.as_str(), "-l" | "--selector") {
+                return seen_logs.then(LogsCommand::default);
             }
-            if WITH_VALUE.contains(&full.as_str()) {
-                let value = inline.or_else(|| tokens.get(i + 1).copied());
-                if matches!(full.as_str(), "-n" | "--namespace") {
-                    namespace = value.map(str::to_string);
-                }
-                if matches!(full.as_str(), "-c" | "--container") {
-                    container = value.map(str::to_string);
-                }
-                i += if inline.is_some() { 1 } else { 2 };
+            if BOOLEAN.contains(&name.as_str()) {
+                i += 1;
                 continue;
             }
-            i += 1;
+            let value = inline.or_else(|| tokens.get(i + 1).copied());
+            match name.as_str() {
+                "-n" | "--namespace" => command.namespace = value.map(str::to_string),
+                "-c" | "--container" => command.container = value.map(str::to_string),
+                _ => {}
+            }
+            i += if inline.is_some() { 1 } else { 2 };
             continue;
         }
         if !seen_logs {
@@ -316,29 +339,40 @@ fn logs_command_pod(line: &str) -> Option<LogsCommand> {
                 return None;
             }
             seen_logs = true;
-        } else if pod.is_none() {
-            let name = t
-                .strip_prefix("pods/")
-                .or_else(|| t.strip_prefix("pod/"))
-                .unwrap_or(t);
-            if !is_dns_subdomain(name) {
-                return None;
-            }
-            pod = Some(name.to_string());
+        } else {
+            positional.push(t);
+        }
+        if end.is_some() {
+            break;
         }
         i += 1;
     }
-    Some(LogsCommand {
-        pod: pod?,
-        namespace: namespace.filter(|n| is_dns_label(n)),
-        container: container.filter(|c| is_dns_label(c)),
-    })
+    if !seen_logs {
+        return None;
+    }
+    if let Some(first) = positional.first() {
+        let (kind, name) = first.split_once('/').unwrap_or(("pod", first));
+        if !matches!(kind, "pod" | "pods" | "po") {
+            return Some(LogsCommand::default());
+        }
+        if !is_dns_subdomain(name) {
+            return None;
+        }
+        command.pod = Some(name.to_string());
+        // `kubectl logs POD CONTAINER`.
+        if command.container.is_none() {
+            command.container = positional.get(1).map(|c| c.to_string());
+        }
+    }
+    command.namespace = command.namespace.filter(|n| is_dns_label(n));
+    command.container = command.container.filter(|c| is_dns_label(c));
+    Some(command)
 }
 
 /// What a pasted `kubectl logs` command reads.
-#[derive(Debug, PartialEq)]
+#[derive(Debug, Default, PartialEq)]
 struct LogsCommand {
-    pod: String,
+    pod: Option<String>,
     namespace: Option<String>,
     container: Option<String>,
 }
@@ -1245,59 +1279,96 @@ mod tests {
     }
 
     #[test]
-    fn a_pasted_logs_command_names_the_pod() {
-        for (line, pod, ns, container) in [
+    fn a_pasted_logs_command_says_whose_log_it_is() {
+        let cmd = |pod: &str, ns: Option<&str>, ctr: Option<&str>| LogsCommand {
+            pod: Some(pod.to_string()),
+            namespace: ns.map(str::to_string),
+            container: ctr.map(str::to_string),
+        };
+        for (line, want) in [
             (
                 "(base) coredump@Deceneu GPU % oc logs nvidia-device-plugin-daemonset-pfrlf -c toolkit-validation -n gpu-operator-resources",
-                "nvidia-device-plugin-daemonset-pfrlf",
-                Some("gpu-operator-resources"),
-                Some("toolkit-validation"),
+                cmd(
+                    "nvidia-device-plugin-daemonset-pfrlf",
+                    Some("gpu-operator-resources"),
+                    Some("toolkit-validation"),
+                ),
             ),
             (
                 "sudo k3s kubectl logs pod/nvidia-device-plugin-daemonset-6t7sj --namespace=kube-system",
-                "nvidia-device-plugin-daemonset-6t7sj",
-                Some("kube-system"),
-                None,
+                cmd(
+                    "nvidia-device-plugin-daemonset-6t7sj",
+                    Some("kube-system"),
+                    None,
+                ),
             ),
             (
                 "kubectl logs -n koordinator-system koordlet-fcmn4 |grep GPUEnv",
-                "koordlet-fcmn4",
-                Some("koordinator-system"),
-                None,
+                cmd("koordlet-fcmn4", Some("koordinator-system"), None),
             ),
             (
                 "root@XP005:/home/gpu-monitoring-tools# kubectl logs -f node-exporter-c99c5 -c nvidia-dcgm-exporter",
-                "node-exporter-c99c5",
-                None,
-                Some("nvidia-dcgm-exporter"),
+                cmd("node-exporter-c99c5", None, Some("nvidia-dcgm-exporter")),
+            ),
+            (
+                "$ kubectl logs gpu-feature-discovery-2mwxm gpu-feature-discovery",
+                cmd(
+                    "gpu-feature-discovery-2mwxm",
+                    None,
+                    Some("gpu-feature-discovery"),
+                ),
+            ),
+            (
+                "kubectl logs --request-timeout 5s -nkube-system po/nvidia-device-plugin-abc|tail",
+                cmd("nvidia-device-plugin-abc", Some("kube-system"), None),
+            ),
+            (
+                "microk8s.kubectl -v 6 logs --as admin nvidia-device-plugin-abc>out.log",
+                cmd("nvidia-device-plugin-abc", None, None),
             ),
         ] {
-            assert_eq!(
-                logs_command_pod(line),
-                Some(LogsCommand {
-                    pod: pod.to_string(),
-                    namespace: ns.map(str::to_string),
-                    container: container.map(str::to_string),
-                }),
-                "{line}"
-            );
+            assert_eq!(logs_command(line), Some(want), "{line}");
         }
+        // A selector or another kind reads no one Pod; prose and other commands are no logs command.
         for line in [
             "kubectl logs -n gpu-operator -l app=nvidia-operator-validator -c driver-validation",
             "kubectl logs ds/nvidia-device-plugin-daemonset -n kube-system",
+        ] {
+            assert_eq!(logs_command(line), Some(LogsCommand::default()), "{line}");
+        }
+        for line in [
             "Then I ran oc logs on the plugin pod",
             "kubectl get pods -A",
+            "kubectl get pods | kubectl logs x",
         ] {
-            assert_eq!(logs_command_pod(line), None, "{line}");
+            assert_eq!(logs_command(line), None, "{line}");
         }
+    }
+
+    #[test]
+    fn a_logs_command_names_whose_log_it_is_not_the_target() {
         let ev = read(
             "$ kubectl logs gpushare-device-plugin-ds-k6srx -n kube-system\nFailed to initialize NVML: could not load NVML library.\n",
         );
+        assert_eq!(ev.target.name, None);
+        let logs = ev.logs_of.expect("logs of");
+        assert_eq!(logs.pod, "gpushare-device-plugin-ds-k6srx");
+        assert_eq!(logs.namespace.as_deref(), Some("kube-system"));
+        // The same Pod twice keeps what either line says; two Pods, or a selector beside one, name none.
+        let ev = read("$ kubectl logs p\nx\n$ kubectl logs p -n ns -c ctr\ny\n");
+        let logs = ev.logs_of.expect("logs of");
         assert_eq!(
-            ev.target.name.as_deref(),
-            Some("gpushare-device-plugin-ds-k6srx")
+            (logs.namespace.as_deref(), logs.container.as_deref()),
+            (Some("ns"), Some("ctr"))
         );
-        assert_eq!(ev.target.namespace.as_deref(), Some("kube-system"));
+        assert_eq!(
+            read("$ kubectl logs p\nx\n$ kubectl logs q\ny\n").logs_of,
+            None
+        );
+        assert_eq!(
+            read("$ kubectl logs -l app=x\nx\n$ kubectl logs q\ny\n").logs_of,
+            None
+        );
     }
 
     #[test]
