@@ -892,6 +892,7 @@ static UNEXPLAINED_LOGS: [UnexplainedLog; 4] = [
             "k8s-driver-manager",
             "nvidia-installer",
             "driver-installer",
+            "cos_gpu_installer",
             "nvrm:",
             "] neuron:",
             "neuron driver",
@@ -971,7 +972,7 @@ fn log_unexplained(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
     // The log's complaints (klog's error lines among them) are the evidence; a log without one shows its
     // first lines.
     static ERROR_LINE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r"^(?:\S+ )?[EF]\d{4} \d\d:\d\d:\d\d").expect("error line regex")
+        regex::Regex::new(r"(?m)^(?:\S+ )?[EF]\d{4} \d\d:\d\d:\d\d").expect("error line regex")
     });
     let complains = |s: &&Signal| {
         let m = s.message.to_ascii_lowercase();
@@ -1328,6 +1329,14 @@ fn whose_component_failure(
 ) {
     // The driver's or the device plugin's image cannot be pulled (none is published for this OS or kernel,
     // none for this architecture): the driver never installs or the plugin never runs, so no GPU is advertised.
+    // The Pod's own name says whose image it is when the paste shows only its status (`ImagePullBackOff`), as
+    // the Pod, or as a `get pods` row (one a ticket ran into a paragraph too).
+    static STACK_ROW_PULL: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"(?i)\b\S*(?:device-plugin|nvidia-driver|driver-installer|amdgpu-dp|intel-gpu-plugin)\S*\s+\d+/\d+\s+(?:Init:)?(?:ImagePullBackOff|ErrImagePull|InvalidImageName)\b",
+        )
+        .expect("stack row regex")
+    });
     if c.rule == Some("GW501") {
         let text = whose_text(c, target);
         if [
@@ -1338,6 +1347,8 @@ fn whose_component_failure(
         ]
         .iter()
         .any(|w| text.contains(w))
+            || is_plugin_or_driver(target)
+            || STACK_ROW_PULL.is_match(&text)
         {
             c.category = Category::DevicePlugin;
         }
@@ -1360,9 +1371,11 @@ fn whose_component_failure(
     // firmware directory), or any Pod cannot mount a directory that only the driver creates (GKE's
     // `/home/kubernetes/bin/nvidia`, the driver container's `/run/nvidia/driver`): the driver is not installed
     // on the node yet, or the plugin does not run, so no GPU is advertised.
+    // So does the GPU Operator's validator: until its checks run, the Operator holds the device plugin back.
     if c.rule == Some("GW503") {
         let text = whose_text(c, target);
         if is_plugin_or_driver(target)
+            || (names_validator(&target.to_ascii_lowercase()) && is_gpu_stack(target))
             || (text.contains("device-plugin") && text.contains("nvidia"))
             || names_driver_dir(&text)
         {

@@ -1126,7 +1126,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the GPU Operator's driver container log (nvidia-driver-daemonset), AMD's KMM worker log",
-        pattern: r"Could not resolve Linux kernel version|\bKernel module load error: \S|Unable to locate package (?P<package>linux-(?:objects|signatures|modules)-nvidia-\S+)|\bERROR: Unable to load the kernel module (?:'?nvidia(?:-\w+)*\.ko'?|'$)|\bError: Unable to find a match: (?P<package_alt>(?:kernel-(?:headers|devel|core)-|elfutils-libelf-devel)\S*)|\bERROR: modpost: GPL-incompatible module nvidia\.ko uses GPL-only symbol|\bCould not unload NVIDIA driver kernel modules, driver is in use|\bCould not find kernel full version\b|\bCould not locate Linux kernel version string\b|\bmodprobe: (?:ERROR|FATAL): [^']{0,120}?(?:'(?:ipmi_msghandler|ipmi_devintf|nvidia(?:[-_](?:uvm|modeset|drm))?)'|/drivers/gpu/|\bamdgpu\b)|\bCannot download repodata/repomd\.xml: [^\n]*?\b404 for https?://repo\.radeon\.com/|\bmake(?:\[\d+\])?: \*+ \[[^\]\n]*/nvidia-[\d.]+/kernel\b[^\]\n]*\] Error \d+",
+        pattern: r"Could not resolve Linux kernel version|\bKernel module load error: \S|Unable to locate package (?P<package>linux-(?:objects|signatures|modules)-nvidia-\S+)|\bERROR: Unable to load the kernel module (?:'?nvidia(?:-\w+)*\.ko'?|'$)|\bError: Unable to find a match: (?P<package_alt>(?:kernel-(?:headers|devel|core)-|elfutils-libelf-devel)\S*)|\bERROR: modpost: GPL-incompatible module nvidia\.ko uses GPL-only symbol|\bCould not unload NVIDIA driver kernel modules, driver is in use|\bCould not find kernel full version\b|\bCould not locate Linux kernel version string\b|\bmodprobe: (?:ERROR|FATAL): [^']{0,120}?(?:'(?:ipmi_msghandler|ipmi_devintf|nvidia(?:[-_](?:uvm|modeset|drm))?)'|/drivers/gpu/|\bamdgpu\b)|\bCannot download repodata/repomd\.xml: [^\n]*?\b404 for https?://repo\.radeon\.com/|\bmake(?:\[\d+\])?: \*+ \[[^\]\n]*/nvidia-[\d.]+/kernel\b[^\]\n]*\] Error \d+|\bFailed to run \x60?/usr/sbin/dkms build -m nvidia\b",
         summary: "the driver container cannot install or load the GPU driver for the node's kernel, so the node's GPUs have no driver and advertise nothing",
         explanation: doc!(
             "The GPU Operator's driver container (or AMD's KMM worker) builds or installs the kernel modules for the running kernel and loads them. It could not find that kernel's packages (headers, the precompiled `linux-objects-nvidia-…` modules, AMD's `amdgpu` repository) or `modprobe` could not load a module the driver needs, so it exits and restarts; until a driver loads, the device plugin finds no GPU and the node advertises none.",
@@ -4220,12 +4220,12 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Runtime,
         looks_at: "FailedMount / FailedAttachVolume event",
-        pattern: r"Unable to (?:attach or )?mount volumes|MountVolume\.\S+ failed|timeout expired waiting for volumes to attach",
+        pattern: r#"Unable to (?:attach or )?mount volumes|MountVolume\.\S+ failed|timeout expired waiting for volumes to attach|\bcannot find volume "[^"\n]+" to mount into container "[^"\n]+""#,
         summary: "the kubelet cannot mount the pod's volumes",
         explanation: doc!(
             "The Pod is stuck in ContainerCreating on its volumes, before any GPU work. This is not a GPU gate.",
-            "A missing Secret/ConfigMap, a volume still attached elsewhere, or a CSI driver problem.",
-            "Read the FailedMount events for the volume name.",
+            "A missing Secret/ConfigMap, a volume still attached elsewhere, a CSI driver problem, or a container that mounts a volume the Pod does not define (`cannot find volume … to mount into container …`: a template whose mounts and volumes disagree, such as a DaemonSet left by another release of an operator). A device plugin's, a driver's or the GPU Operator validator's Pod that cannot mount its volumes keeps the node's GPUs from being advertised.",
+            "Read the FailedMount (or Failed) events for the volume name; for a Pod an operator made, compare its volumes with its containers' mounts and upgrade or reinstall the operator's templates together.",
         ),
         next: &[DESCRIBE_POD],
         fix: None,
@@ -4792,6 +4792,36 @@ pub static RULES: &[Rule] = &[
         example_source: "https://github.com/containers/container-selinux/issues/269",
         // Permissive: SELinux logged the denial and allowed the access.
         near_miss: "type=AVC msg=audit(1694192866.178:142): avc:  denied  { read write } for  pid=2741395 comm=\"clinfo\" name=\"renderD128\" dev=\"devtmpfs\" ino=124588 scontext=system_u:system_r:container_t:s0:c17,c28 tcontext=system_u:object_r:dri_device_t:s0 tclass=chr_file permissive=1",
+    },
+    Rule {
+        id: "GW527",
+        name: "kubelet-exits-at-start",
+        category: C::Other,
+        gate: G::Scheduling,
+        looks_at: "the kubelet's journal or `systemctl status kubelet` on the node",
+        pattern: r#"\bfailed to run Kubelet: (?P<why>[^\n"]+)"#,
+        summary: "the kubelet on the node exits at start-up ({why}), so the node never joins: its bootstrap, not the GPU stack, keeps the GPU Pods Pending",
+        explanation: doc!(
+            "The kubelet stops before it registers the node, and systemd keeps restarting it. The node never shows up (or stays NotReady), so nothing is scheduled there and its GPUs are never advertised. This is the node's bootstrap, not a GPU gate, though it often hits GPU node images first.",
+            "The kubelet's configuration does not fit the node: its cgroup driver differs from the container runtime's (a GPU image whose Docker or containerd uses `systemd` where the kubelet is given `cgroupfs`, or the reverse), swap is on, or a configuration file or certificate it is given does not exist.",
+            "Read the reason the kubelet gives, make the kubelet's and the runtime's cgroup drivers the same (`cgroupDriver` in the kubelet's configuration, `SystemdCgroup` in containerd's, `native.cgroupdriver` in Docker's), then restart the kubelet.",
+        ),
+        next: &[
+            Next {
+                command: "journalctl -u kubelet -b --no-pager | grep -m5 'failed to run Kubelet'",
+                place: Node,
+                why: "read why the kubelet exits",
+            },
+            Next {
+                command: "grep -ri cgroup /etc/kubernetes/kubelet* /var/lib/kubelet/config.yaml /etc/docker/daemon.json /etc/containerd/config.toml 2>/dev/null",
+                place: Node,
+                why: "compare the kubelet's cgroup driver with the container runtime's",
+            },
+        ],
+        fix: None,
+        example: "Jan 03 01:49:48 banwagong localkube[30646]: kubelet: Exit with error: failed to run Kubelet: failed to create kubelet: misconfiguration: kubelet cgroup driver: \"cgroupfs\" is different from docker cgroup driver: \"systemd\"",
+        example_source: "https://github.com/kubernetes/minikube/issues/2381",
+        near_miss: "\"command failed\" err=\"failed to parse kubelet flag: unknown flag: --container-runtime\"",
     },
     Rule {
         id: "GW602",
