@@ -740,7 +740,7 @@ fn names_gpu_component(text: &str) -> bool {
 /// Names of the Pods (and their owners) that a node's GPU waits on: the device plugin that advertises it,
 /// the driver the plugin needs to find it, and a DRA driver's kubelet plugin. A validator's name can hold the
 /// component it validates (`nvidia-device-plugin-validator`), so `is_plugin_or_driver` leaves validators out.
-const PLUGIN_OR_DRIVER: [&str; 7] = [
+const PLUGIN_OR_DRIVER: [&str; 10] = [
     "device-plugin",
     "amdgpu-dp",
     "intel-gpu-plugin",
@@ -748,6 +748,10 @@ const PLUGIN_OR_DRIVER: [&str; 7] = [
     "driver-installer",
     "kubelet-plugin",
     "kubeletplugin",
+    // The driver Pod's other containers: GPUDirect RDMA's and Storage's modules, and GDRCopy's.
+    "nvidia-peermem",
+    "nvidia-fs-ctr",
+    "nvidia-gdrcopy",
 ];
 
 /// Whether lowercased text names a GPU (or another accelerator's: Hygon's DCU, Cambricon's MLU, Ascend's NPU,
@@ -1494,12 +1498,12 @@ fn whose_component_failure(
 }
 
 /// Words that say something did try to put the GPU's libraries into the container: the NVIDIA hook itself (its
-/// own error is in the paste), a GPU-sharing layer (HAMi's or gpu-manager's vCUDA, nvshare), CDI, or the
+/// own error is in the paste, or `docker run --gpus`, which runs it), a GPU-sharing layer (HAMi's or gpu-manager's vCUDA, nvshare), CDI, or the
 /// toolkit's setting that makes it ignore the device plugin's `NVIDIA_VISIBLE_DEVICES` in an unprivileged
 /// container.
 static LIBRARY_INJECTORS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
     regex::Regex::new(
-        r"(?i)nvidia-container-cli: |\bnvidia-container-runtime-hook\b|\bprestart hook\b|\bvcuda\b|\bcuda-control\b|\blibvgpu\b|\bhami(?:-core|\.io)?\b|\bgpu-manager\b|\bnvshare\b|\bcdi-enabled\b|\bcdi\.k8s\.io\b|(?m:(?:^|[^#\s])[ \t]*accept-nvidia-visible-devices-envvar-when-unprivileged\s*=\s*false\b)",
+        r"(?i)nvidia-container-cli: |\bdocker run\b[^\n]*?\s--gpus[\s=]|\bnvidia-container-runtime-hook\b|\bprestart hook\b|\bvcuda\b|\bcuda-control\b|\blibvgpu\b|\bhami(?:-core|\.io)?\b|\bgpu-manager\b|\bnvshare\b|\bcdi-enabled\b|\bcdi\.k8s\.io\b|(?m:(?:^|[^#\s])[ \t]*accept-nvidia-visible-devices-envvar-when-unprivileged\s*=\s*false\b)",
     )
     .expect("library injectors regex")
 });
@@ -1590,9 +1594,14 @@ fn whose_libraries(c: &mut Cause, ev: &Evidence) {
         .any(|t| LIBRARY_INJECTORS.is_match(t));
     if injected {
         c.category = Category::RuntimeHook;
-        if c.rule == Some("GW431") {
-            c.summary = "nvidia-smi is not in the container: the NVIDIA hook (or the layer that shares the GPU) that should inject it failed".into();
-        }
+        c.summary = if c.rule == Some("GW431") {
+            "nvidia-smi is not in the container: the NVIDIA hook (or the layer that shares the GPU) that should inject it failed".into()
+        } else {
+            format!(
+                "the container cannot load {}: the NVIDIA hook (or the layer that shares the GPU) ran but did not put the driver's libraries where the container looks",
+                detail(c, "library").unwrap_or("the driver's library")
+            )
+        };
     }
 }
 

@@ -142,7 +142,7 @@ pub static HEARSAY: &[&str] = &["GW131", "GW132", "GW137", "GW138", "GW603"];
 pub static COMPONENT_LOG: &[&str] = &[
     "GW122", "GW123", "GW124", "GW127", "GW128", "GW133", "GW139", "GW140", "GW142", "GW143",
     "GW144", "GW145", "GW147", "GW148", "GW149", "GW150", "GW151", "GW152", "GW153", "GW154",
-    "GW155", "GW164", "GW165", "GW166", "GW167",
+    "GW155", "GW164", "GW165", "GW166", "GW167", "GW169",
 ];
 
 pub static RULES: &[Rule] = &[
@@ -1934,6 +1934,36 @@ pub static RULES: &[Rule] = &[
         near_miss: "error getting device paths: error getting GPU device minor number: Unknown Error",
     },
     Rule {
+        id: "GW169",
+        name: "nvidia-module-key-rejected",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "the node's kernel log or its OS's module loader (Talos' KernelModuleSpecController)",
+        pattern: r"\bload nvidia[\w-]* failed: key was rejected by service\b",
+        summary: "the node's kernel refuses to load the NVIDIA module: its signature is not signed by a key the kernel trusts, so the node has no driver and advertises no GPU",
+        explanation: doc!(
+            "The kernel enforces module signatures (Secure Boot, or a kernel built to require signed modules) and the NVIDIA module's signature does not verify against a key it trusts, so the module is not loaded. Without it the driver's services (persistenced) never come up, the device plugin finds no GPU, and the node advertises none.",
+            "The module was built for, or signed with the key of, another kernel build than the one the node runs: a system extension or driver image that does not match the node's OS release (on Talos, an `nvidia` extension of another Talos version or a custom kernel), or a module built locally without enrolling its key.",
+            "Use the NVIDIA module built and signed for the node's exact kernel (on Talos, the extensions of the same release as the installer image), or enrol the key that signed it (MOK); then reboot the node or reload the module.",
+        ),
+        next: &[
+            Next {
+                command: "dmesg | grep -i -e 'unavailable key' -e nvidia | tail",
+                place: Node,
+                why: "see the kernel refuse the module, and which module",
+            },
+            Next {
+                command: "uname -r; modinfo nvidia | grep -e ^vermagic -e ^signer",
+                place: Node,
+                why: "compare the module's kernel and signer with the node's kernel",
+            },
+        ],
+        fix: None,
+        example: " user: warning: [2023-05-04T07:37:25.959281413Z]: [talos] controller failed {\"component\": \"controller-runtime\", \"controller\": runtime.KernelModuleSpecController\", \"error\": \"error loading module \\x5c\"nvidia\\x5c\": load nvidia failed: key was rejected by service\"}",
+        example_source: "https://github.com/siderolabs/talos/issues/7174",
+        near_miss: "kern:  notice: [2023-05-04T07:37:25.957686413Z]: Loading of module with unavailable key is rejected",
+    },
+    Rule {
         id: "GW201",
         name: "runtimeclass-not-found",
         category: C::RuntimeclassNotFound,
@@ -3294,7 +3324,7 @@ pub static RULES: &[Rule] = &[
         category: C::HandlerMissing,
         gate: G::Runtime,
         looks_at: "container log, Failed event, container status message",
-        pattern: r"(?P<library>lib(?:cuda|nvidia-[a-z0-9-]+)\.so[.0-9]*):(?: cannot open shared object file| file too short|\x22)|initialize NVML: ERROR_LIBRARY_NOT_FOUND|\bNVML Shared Library Not Found\b|\b(?:can't find library|cannot load) (?P<library_alt>libcuda\.so(?:\.[0-9]+)*)|\bFound no NVIDIA driver on your system\b|\bmsg=\\?\x22Discovered GPU libraries: \[\]|\bmsg=\\?\x22discovered GPU libraries\\?\x22 paths=\[\]",
+        pattern: r"(?P<library>lib(?:cuda|nvidia-[a-z0-9-]+)\.so[.0-9]*):(?: cannot open shared object file| file too short|\x22)|initialize NVML: ERROR_LIBRARY_NOT_FOUND|\bNVML Shared Library Not Found\b|\b(?:can't find library|cannot load) (?P<library_alt>libcuda\.so(?:\.[0-9]+)*)|\bFound no NVIDIA driver on your system\b|\bmsg=\\?\x22Discovered GPU libraries: \[\]|\bmsg=\\?\x22discovered GPU libraries\\?\x22 paths=\[\]|\bNVIDIA-SMI couldn't find (?P<library_alt2>libnvidia-ml\.so) library\b",
         summary: "the container cannot load {library|the NVIDIA driver's libraries}: the nvidia runtime did not put the driver's libraries into it",
         explanation: doc!(
             "The container started, but the program in it cannot load the NVIDIA driver's user-space library: it is not in the container, or only an empty placeholder is (`file too short`). PyTorch says `Found no NVIDIA driver on your system` when it cannot load `libcuda.so.1`. The image does not ship it; the NVIDIA runtime or hook mounts it from the host when the container is created with the GPU.",
@@ -4171,6 +4201,32 @@ pub static RULES: &[Rule] = &[
         example: "2021-11-08 22:21:25,025 [WARN ] W-9003-sent_neuron_b6_1.0-stderr MODEL_LOG - [E neuron_runtime.cpp:683] **The Neuron Runtime GRPC server at address unix:/run/neuron.sock is unavailable. Is neuron-rtd running? Is socket /run/neuron.sock writable?**",
         example_source: "https://github.com/aws-neuron/aws-neuron-sdk/issues/361",
         near_miss: "2021-11-08 22:21:25,025 [WARN ] W-9003-sent_neuron_b6_1.0-stderr MODEL_LOG - /opt/workspace/KaenaPyTorchRuntime/neuron_op/neuron_op_impl.cpp:52: UserWarning: Neuron runtime cannot be initialized; falling back to CPU execution",
+    },
+    Rule {
+        id: "GW452",
+        name: "hook-cannot-read-oci-spec",
+        category: C::RuntimeHook,
+        gate: G::Runtime,
+        looks_at: "Docker's or the kubelet's error when the container starts (the prestart hook's stderr)",
+        pattern: r"\brunning prestart hook \d+ caused [^\n]*?\bcould not decode OCI spec: (?P<why>[^\n\x22\\]+)",
+        summary: "the prestart hook (on a GPU node, the NVIDIA hook) cannot read the container's OCI spec ({why}): the runtime writes a spec the hook's version does not understand",
+        explanation: doc!(
+            "Before the container starts, runc runs its prestart hooks with the container's OCI spec. The hook could not decode that spec, so it exited and the container was not started; on a GPU node this hook is the NVIDIA Container Toolkit's, which then injects no GPU.",
+            "The runtime and the hook disagree on the spec's format: an old `docker-runc` (the distribution's Docker 1.13, `docker-current`) writes the process capabilities as a list, which a newer toolkit's hook reads as the later structure, or the reverse.",
+            "Use a container runtime and an NVIDIA Container Toolkit of the same era: upgrade Docker (or containerd and runc) from the upstream packages, or install the toolkit release that still supports the old runtime.",
+        ),
+        next: &[
+            Next {
+                command: "docker version; runc --version; nvidia-container-runtime-hook -version",
+                place: Node,
+                why: "compare the runtime's and the hook's versions",
+            },
+            CONTAINERD_CRI_CONFIG,
+        ],
+        fix: None,
+        example: "container_linux.go:235: starting container process caused \"process_linux.go:339: running prestart hook 1 caused \\\"error running hook: exit status 1, stdout: , stderr: could not decode OCI spec: json: cannot unmarshal array into Go struct field Process.process.capabilities of type main.LinuxCapabilities\\\\n\\\"\"",
+        example_source: "https://github.com/NVIDIA/nvidia-container-runtime/issues/105",
+        near_miss: "docker: Error response from daemon: OCI runtime create failed: json: cannot unmarshal object into Go struct field Process.capabilities of type []string: unknown.",
     },
     Rule {
         id: "GW501",
