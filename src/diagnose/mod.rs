@@ -1333,11 +1333,12 @@ fn whose_component_failure(
 ) {
     // The driver's or the device plugin's image cannot be pulled (none is published for this OS or kernel,
     // none for this architecture): the driver never installs or the plugin never runs, so no GPU is advertised.
-    // The Pod's own name says whose image it is when the paste shows only its status (`ImagePullBackOff`), as
-    // the Pod, or as a `get pods` row (one a ticket ran into a paragraph too).
+    // The Pod's own name says whose image it is when the paste shows only its status (`ImagePullBackOff`): as
+    // the Pod, or as a `get pods` row inside a record, which is how a listing reads once a ticket ran its lines
+    // into one paragraph (a row read as a row is its own Pod).
     static STACK_ROW_PULL: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(
-            r"(?i)\b\S*(?:device-plugin|nvidia-driver|driver-installer|amdgpu-dp|intel-gpu-plugin)\S*\s+\d+/\d+\s+(?:Init:)?(?:ImagePullBackOff|ErrImagePull|InvalidImageName)\b",
+            r"(?i)\b(?P<name>\S*(?:device-plugin|nvidia-driver|driver-installer|amdgpu-dp|intel-gpu-plugin)\S*)\s+\d+/\d+\s+(?:Init:)?(?:ImagePullBackOff|ErrImagePull|InvalidImageName)\b",
         )
         .expect("stack row regex")
     });
@@ -1352,7 +1353,9 @@ fn whose_component_failure(
         .iter()
         .any(|w| text.contains(w))
             || is_plugin_or_driver(target)
-            || STACK_ROW_PULL.is_match(&text)
+            || STACK_ROW_PULL
+                .captures_iter(&text)
+                .any(|row| is_plugin_or_driver(&row["name"]))
         {
             c.category = Category::DevicePlugin;
         }
@@ -1375,11 +1378,14 @@ fn whose_component_failure(
     // firmware directory), or any Pod cannot mount a directory that only the driver creates (GKE's
     // `/home/kubernetes/bin/nvidia`, the driver container's `/run/nvidia/driver`): the driver is not installed
     // on the node yet, or the plugin does not run, so no GPU is advertised.
-    // So does the GPU Operator's validator: until its checks run, the Operator holds the device plugin back.
+    // So does the GPU Operator's validator DaemonSet (not its child Pods, `nvidia-cuda-validator-…`): until its
+    // checks run, the Operator holds the device plugin back.
     if c.rule == Some("GW503") {
         let text = whose_text(c, target);
         if is_plugin_or_driver(target)
-            || (names_validator(&target.to_ascii_lowercase()) && is_gpu_stack(target))
+            || target
+                .to_ascii_lowercase()
+                .contains("nvidia-operator-validator")
             || (text.contains("device-plugin") && text.contains("nvidia"))
             || names_driver_dir(&text)
         {
@@ -1422,8 +1428,13 @@ fn whose_component_failure(
     let toolkit_waits_for_driver = has(&["container-toolkit-daemonset"])
         && (text.contains("init:crashloopbackoff") || text.contains("init: crashloopbackoff"))
         && !names_validator(target);
-    // A validator's name can hold the component it validates (`nvidia-device-plugin-validator`).
-    if names_validator(&text) || toolkit_waits_for_driver {
+    // A validator's name can hold the component it validates (`nvidia-device-plugin-validator`). The device
+    // plugin's own init container `toolkit-validation` is not the validator's check of that name: it waits for
+    // the toolkit (or, before Operator 1.8, runs a CUDA sample), and while it loops the plugin does not start.
+    let plugins_own_check = target
+        .to_ascii_lowercase()
+        .contains("nvidia-device-plugin-daemonset");
+    if (names_validator(&text) && !plugins_own_check) || toolkit_waits_for_driver {
         c.category = Category::Unknown;
         // The GPU Operator's validator runs its checks in order, each an init container: the one that loops
         // is the first that fails, so the ones before it passed.
@@ -1527,10 +1538,11 @@ fn whose_cuda_check(c: &mut Cause, ev: &Evidence, ctx: &Context) {
         ev.target.name.as_deref().is_some_and(plugin_pod)
             && p.containers.iter().any(|c| c == "toolkit-validation")
     });
-    let logged = ev.target.name.is_none()
-        && ev.logs_of.as_ref().is_some_and(|l| {
-            plugin_pod(&l.pod) && l.container.as_deref() == Some("toolkit-validation")
-        });
+    let logged = ev.logs_of.as_ref().is_some_and(|l| {
+        plugin_pod(&l.pod)
+            && l.container.as_deref() == Some("toolkit-validation")
+            && ev.target.name.as_deref().is_none_or(|t| t == l.pod)
+    });
     if !(described || logged) {
         return;
     }

@@ -321,6 +321,7 @@ fn split_by_object(ev: Evidence) -> Vec<Evidence> {
                 ..Default::default()
             },
             signals,
+            logs_of: ev.logs_of.clone(),
             ..Default::default()
         });
     }
@@ -343,6 +344,7 @@ fn split_by_object(ev: Evidence) -> Vec<Evidence> {
             target: ev.target.clone(),
             signals: loose,
             pod: ev.pod.clone(),
+            logs_of: ev.logs_of.clone(),
             ..Default::default()
         });
     }
@@ -775,6 +777,41 @@ trainer-0   0/1     Pending   0          5m
         let workload = format!("$ kubectl logs model-validation-job-x7k2p\n{sample}");
         assert_eq!(verdict(&workload).primary, Category::RuntimeHook);
         assert_eq!(verdict(sample).primary, Category::RuntimeHook);
+    }
+
+    #[test]
+    fn whose_image_or_volume_it_is_decides_whether_the_stack_is_down() {
+        use crate::rules::Category;
+        // A GPU-stack Pod's row run into prose is the stack's; another device's plugin is not.
+        let driver = "My pods: nvidia-driver-daemonset-lc4g4 0/1 Init:InvalidImageName 0 4m27s and nothing else runs";
+        assert_eq!(verdict(driver).primary, Category::DevicePlugin);
+        let sriov = "My pods: kube-sriov-device-plugin-amd64-x7k2p 0/1 ImagePullBackOff 0 5m and coredns is fine. Back-off pulling image \"ghcr.io/k8snetworkplumbingwg/sriov-network-device-plugin:latest\"";
+        assert_eq!(verdict(sriov).primary, Category::Other);
+        // The validator DaemonSet holds the device plugin back; its child Pods do not.
+        let held = "3m5s        Warning   Failed             pod/nvidia-operator-validator-xmh7b            Error: cannot find volume \"driver-install-path\" to mount into container \"driver-validation\"";
+        assert_eq!(verdict(held).primary, Category::DevicePlugin);
+        let child = "3m5s        Warning   FailedMount        pod/nvidia-cuda-validator-x7k2p            MountVolume.SetUp failed for volume \"run-nvidia-validations\" : hostPath type check failed";
+        assert_eq!(verdict(child).primary, Category::Other);
+    }
+
+    #[test]
+    fn a_kubelet_that_exits_says_why_in_full() {
+        let d = verdict(
+            "Jan 01 00:00:00 node1 kubelet[1]: E0101 00:00:00.000000 1 run.go:72] \"command failed\" err=\"failed to run Kubelet: misconfiguration: kubelet cgroup driver: \\\"cgroupfs\\\" is different from docker cgroup driver: \\\"systemd\\\"\"",
+        );
+        assert_eq!(d.causes[0].rule, Some("GW527"));
+        assert!(
+            d.causes[0]
+                .summary
+                .contains("is different from docker cgroup driver"),
+            "{}",
+            d.causes[0].summary
+        );
+        // aws-neuron-sdk#415: the runtime cannot read the driver's version through /dev/neuron.
+        let neuron = verdict(
+            "2022-04-02 18:19:58,646 [WARN ] MODEL_LOG - 2022-Apr-02 18:19:58.0646    28:28    ERROR   NRT:nrt_init                                Unable to read compatible Driver version.",
+        );
+        assert_eq!(neuron.causes[0].rule, Some("GW450"));
     }
 
     #[test]

@@ -217,7 +217,12 @@ pub(super) fn read(input: &str) -> Evidence {
         let mut whose = first;
         let mut one_pod = whose.pod.is_some();
         for other in commands {
-            if other.pod.is_none() || other.pod != whose.pod {
+            if other.pod.is_none()
+                || other.pod != whose.pod
+                || (other.container.is_some()
+                    && whose.container.is_some()
+                    && other.container != whose.container)
+            {
                 one_pod = false;
                 break;
             }
@@ -270,6 +275,9 @@ fn logs_command(line: &str) -> Option<LogsCommand> {
         "--insecure-skip-tls-verify",
         "--match-server-version",
         "--warnings-as-errors",
+        "--disable-compression",
+        "-h",
+        "--help",
     ];
     let tokens: Vec<&str> = line
         .split(|c: char| c.is_whitespace() || c == '`')
@@ -301,22 +309,29 @@ fn logs_command(line: &str) -> Option<LogsCommand> {
     let mut seen_logs = false;
     let mut i = at + 1;
     while let Some(&word) = tokens.get(i) {
-        // A pipe, a redirection or the next command ends it, glued to a word or not (`pod|grep x`).
+        // A pipe, a redirection (`2>&1`) or the next command ends it, glued to a word or not (`pod|grep x`).
         let end = word.find(['|', '>', ';', '&']);
-        let t = word[..end.unwrap_or(word.len())].trim_matches(['"', '\'']);
-        if t.is_empty() {
+        let t = word[..end.unwrap_or(word.len())].trim_matches(['"', '\'', '\\']);
+        if t.is_empty() || t == "--" || (end.is_some() && t.bytes().all(|b| b.is_ascii_digit())) {
             break;
         }
         if t.len() > 1
             && let Some(flag) = t.strip_prefix('-')
         {
+            // pflag's shorthands: booleans grouped (`-fn ns` is `-f -n ns`), a value attached (`-nkube-system`).
+            let flag = flag.trim_start_matches(|c: char| {
+                !flag.starts_with('-') && BOOLEAN.contains(&format!("-{c}").as_str())
+            });
+            if flag.is_empty() {
+                i += 1;
+                continue;
+            }
             let (name, inline) = match flag.split_once('=') {
                 Some((f, v)) => (format!("-{f}"), Some(v)),
-                // pflag's shorthand with its value attached: `-nkube-system`, `-cctr`.
                 None if !flag.starts_with('-') && flag.len() > 1 => {
                     (format!("-{}", &flag[..1]), Some(&flag[1..]))
                 }
-                None => (t.to_string(), None),
+                None => (format!("-{flag}"), None),
             };
             if matches!(name.as_str(), "-l" | "--selector") {
                 return seen_logs.then(LogsCommand::default);
@@ -325,7 +340,9 @@ fn logs_command(line: &str) -> Option<LogsCommand> {
                 i += 1;
                 continue;
             }
-            let value = inline.or_else(|| tokens.get(i + 1).copied());
+            let value = inline
+                .or_else(|| tokens.get(i + 1).copied())
+                .map(|v| v.trim_matches(['"', '\'', '\\']));
             match name.as_str() {
                 "-n" | "--namespace" => command.namespace = value.map(str::to_string),
                 "-c" | "--container" => command.container = value.map(str::to_string),
@@ -1325,6 +1342,18 @@ mod tests {
             (
                 "microk8s.kubectl -v 6 logs --as admin nvidia-device-plugin-abc>out.log",
                 cmd("nvidia-device-plugin-abc", None, None),
+            ),
+            (
+                "kubectl logs -fn kube-system nvidia-device-plugin-x 2>&1 | grep err",
+                cmd("nvidia-device-plugin-x", Some("kube-system"), None),
+            ),
+            (
+                "kubectl logs 'nvidia-device-plugin-x' --disable-compression -c 'toolkit-validation' -n kube-system",
+                cmd(
+                    "nvidia-device-plugin-x",
+                    Some("kube-system"),
+                    Some("toolkit-validation"),
+                ),
             ),
         ] {
             assert_eq!(logs_command(line), Some(want), "{line}");

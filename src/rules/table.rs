@@ -142,7 +142,7 @@ pub static HEARSAY: &[&str] = &["GW131", "GW132", "GW137", "GW138", "GW603"];
 pub static COMPONENT_LOG: &[&str] = &[
     "GW122", "GW123", "GW124", "GW127", "GW128", "GW133", "GW139", "GW140", "GW142", "GW143",
     "GW144", "GW145", "GW147", "GW148", "GW149", "GW150", "GW151", "GW152", "GW153", "GW154",
-    "GW155", "GW164", "GW165", "GW166", "GW167", "GW169",
+    "GW155", "GW164", "GW165", "GW166", "GW167", "GW169", "GW170",
 ];
 
 pub static RULES: &[Rule] = &[
@@ -1126,7 +1126,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the GPU Operator's driver container log (nvidia-driver-daemonset), AMD's KMM worker log",
-        pattern: r"Could not resolve Linux kernel version|\bKernel module load error: \S|Unable to locate package (?P<package>linux-(?:objects|signatures|modules)-nvidia-\S+)|\bERROR: Unable to load the kernel module (?:'?nvidia(?:-\w+)*\.ko'?|'$)|\bError: Unable to find a match: (?P<package_alt>(?:kernel-(?:headers|devel|core)-|elfutils-libelf-devel)\S*)|\bERROR: modpost: GPL-incompatible module nvidia\.ko uses GPL-only symbol|\bCould not unload NVIDIA driver kernel modules, driver is in use|\bCould not find kernel full version\b|\bCould not locate Linux kernel version string\b|\bmodprobe: (?:ERROR|FATAL): [^']{0,120}?(?:'(?:ipmi_msghandler|ipmi_devintf|nvidia(?:[-_](?:uvm|modeset|drm))?)'|/drivers/gpu/|\bamdgpu\b)|\bCannot download repodata/repomd\.xml: [^\n]*?\b404 for https?://repo\.radeon\.com/|\bmake(?:\[\d+\])?: \*+ \[[^\]\n]*/nvidia-[\d.]+/kernel\b[^\]\n]*\] Error \d+|\bFailed to run \x60?/usr/sbin/dkms build -m nvidia\b",
+        pattern: r"Could not resolve Linux kernel version|\bKernel module load error: \S|Unable to locate package (?P<package>linux-(?:objects|signatures|modules)-nvidia-\S+)|\bERROR: Unable to load the kernel module (?:'?nvidia(?:-\w+)*\.ko'?|'$)|\bError: Unable to find a match: (?P<package_alt>(?:kernel-(?:headers|devel|core)-|elfutils-libelf-devel)\S*)|\bERROR: modpost: GPL-incompatible module nvidia\.ko uses GPL-only symbol|\bCould not unload NVIDIA driver kernel modules, driver is in use|\bCould not find kernel full version\b|\bCould not locate Linux kernel version string\b|\bmodprobe: (?:ERROR|FATAL): [^']{0,120}?(?:'(?:ipmi_msghandler|ipmi_devintf|nvidia(?:[-_](?:uvm|modeset|drm))?)'|/drivers/gpu/|\bamdgpu\b)|\bCannot download repodata/repomd\.xml: [^\n]*?\b404 for https?://repo\.radeon\.com/|\bmake(?:\[\d+\])?: \*+ \[[^\]\n]*/nvidia-[\d.]+/kernel\b[^\]\n]*\] Error \d+",
         summary: "the driver container cannot install or load the GPU driver for the node's kernel, so the node's GPUs have no driver and advertise nothing",
         explanation: doc!(
             "The GPU Operator's driver container (or AMD's KMM worker) builds or installs the kernel modules for the running kernel and loads them. It could not find that kernel's packages (headers, the precompiled `linux-objects-nvidia-…` modules, AMD's `amdgpu` repository) or `modprobe` could not load a module the driver needs, so it exits and restarts; until a driver loads, the device plugin finds no GPU and the node advertises none.",
@@ -1964,6 +1964,36 @@ pub static RULES: &[Rule] = &[
         near_miss: "kern:  notice: [2023-05-04T07:37:25.957686413Z]: Loading of module with unavailable key is rejected",
     },
     Rule {
+        id: "GW170",
+        name: "host-driver-build-failed",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "the NVIDIA installer's output or log on the node (a host install through DKMS: a node image's build script, a VM extension)",
+        pattern: r"\bFailed to run \x60?(?:/usr)?/s?bin/dkms build -m nvidia -v (?P<version>[\d.]+)",
+        summary: "the node's NVIDIA driver {version} install cannot build its kernel module through DKMS for this kernel, so the node has no driver and advertises no GPU",
+        explanation: doc!(
+            "The NVIDIA installer on the node builds the driver's kernel module with DKMS, and the build failed, so no module is loaded: the node (or the VM extension that sets it up) reports a failure, and its GPUs are never advertised.",
+            "The driver branch predates the node's kernel (an old driver cannot compile against a newer kernel's interfaces), or the headers of the running kernel are missing or do not match it.",
+            "Install a driver branch that supports the node's kernel, or pin the kernel the driver supports, and make sure the running kernel's headers are installed; then run the install again (or recreate the node).",
+        ),
+        next: &[
+            Next {
+                command: "uname -r; dkms status; tail -n 30 /var/lib/dkms/nvidia/*/build/make.log",
+                place: Node,
+                why: "see the kernel, what DKMS built, and where the module's build stopped",
+            },
+            Next {
+                command: "tail -n 50 /var/log/nvidia-installer.log",
+                place: Node,
+                why: "read the installer's own account",
+            },
+        ],
+        fix: None,
+        example: "ERROR: Failed to run `/usr/sbin/dkms build -m nvidia -v 418.40.04 -k\n       5.3.0-1020-azure`:",
+        example_source: "https://github.com/Azure/aks-engine/issues/3269",
+        near_miss: "Kernel preparation unnecessary for this kernel.  Skipping...",
+    },
+    Rule {
         id: "GW201",
         name: "runtimeclass-not-found",
         category: C::RuntimeclassNotFound,
@@ -2792,17 +2822,17 @@ pub static RULES: &[Rule] = &[
         gate: G::DeviceAdmission,
         looks_at: "the NVIDIA DRA driver's ComputeDomain controller or daemon log",
         pattern: r#"\berror updating [^\n]*?\bComputeDomain status: ComputeDomain\.resource\.nvidia\.com "(?P<domain>[^"\n]+)" is invalid: (?P<why>[^\n]+)"#,
-        summary: "the NVIDIA DRA driver cannot record the state of ComputeDomain {domain}: the apiserver rejects its status update, so the domain never becomes Ready and the Pods that use it do not start",
+        summary: "the NVIDIA DRA driver cannot record the state of ComputeDomain {domain}: the apiserver rejects its status update, so the domain does not turn Ready and the Pods that use it may not start",
         explanation: doc!(
             "The DRA driver's ComputeDomain daemons report each node's state into the ComputeDomain's status, and the Pods that use the domain start only once it is Ready. The apiserver rejected that update against the ComputeDomain CRD's schema, so the status never says Ready.",
-            "The CRD installed in the cluster does not match the driver that writes to it: Helm does not upgrade CRDs, so a driver upgraded without its CRD (or a CRD from another release, or one whose schema has a bug) refuses the values the driver writes.",
-            "Install the ComputeDomain CRD from the same release as the driver (`kubectl apply` the chart's `crds/`), then restart the driver's controller and daemons and check that the domain's status turns Ready.",
+            "Either the CRD does not match the driver that writes to it (its enum of states differs: a CRD from another release, one kept in a chart's `crds/` that Helm did not upgrade, or one a tool mangled), or, with `Unsupported value: \"\"`, the driver itself wrote an empty state, a bug fixed in later driver releases.",
+            "Compare the CRD's enum of states with the value the error names; install the CRD of the driver's release (and restart the driver's controller and daemons), or upgrade a driver that writes an empty state. Then check that the domain's status turns Ready.",
         ),
         next: &[
             Next {
-                command: "kubectl get crd computedomains.resource.nvidia.com -o jsonpath='{.metadata.annotations}'",
+                command: "kubectl get crd computedomains.resource.nvidia.com -o jsonpath='{.metadata.labels}{\"\\n\"}{.spec.versions[*].schema.openAPIV3Schema.properties.status.properties.status.enum}'",
                 place: Cluster,
-                why: "see which release installed the CRD",
+                why: "see which chart installed the CRD, and the states it accepts",
             },
             Next {
                 command: "kubectl get computedomains -A -o wide",
@@ -4152,19 +4182,19 @@ pub static RULES: &[Rule] = &[
         summary: "the Neuron runtime in the container finds no Neuron driver it can use: the node's driver is missing or too old, or the /dev/neuron devices were not given to the container",
         explanation: doc!(
             "The AWS Neuron runtime (NRT) in the container reads the Neuron kernel driver's version through the `/dev/neuron*` devices when it starts. It could not, so it cannot load a model onto the Inferentia or Trainium chips, and the framework fails or falls back to the CPU.",
-            "The node has no Neuron driver loaded (the `aws-neuronx-dkms` package is missing, was built for another kernel, or is the retired `aws-neuron-dkms`), the driver is older than the runtime in the image, or the container was not given the devices: the Pod does not request `aws.amazon.com/neuron` (or `neuroncore`) from the Neuron device plugin.",
+            "The node has no Neuron driver loaded (its `aws-neuronx-dkms` package, `aws-neuron-dkms` for older releases, is missing or was built for another kernel), the driver is older than the runtime in the image, or the container was not given the devices: the Pod does not request `aws.amazon.com/neuron` (or `neuroncore`) from the Neuron device plugin.",
             "On the node, check that the `neuron` module is loaded and recent enough for the image's Neuron SDK; make the Pod request its Neuron devices through the device plugin; then restart the Pod.",
         ),
         next: &[
             Next {
-                command: "modinfo neuron | grep -e ^version -e ^filename; ls -l /dev/neuron*",
+                command: "lsmod | grep -w neuron; cat /sys/module/neuron/version; ls -l /dev/neuron*",
                 place: Node,
                 why: "see whether the Neuron driver is loaded, its version, and its devices",
             },
             Next {
-                command: "kubectl get pod {pod} -n {namespace} -o jsonpath='{.spec.containers[*].resources.limits}'",
+                command: "kubectl get pods -A -o custom-columns=NS:.metadata.namespace,NAME:.metadata.name,LIMITS:.spec.containers[*].resources.limits | grep -i neuron",
                 place: Cluster,
-                why: "see whether the Pod asks for Neuron devices",
+                why: "see which Pods ask for Neuron devices",
             },
         ],
         fix: None,
@@ -4177,19 +4207,19 @@ pub static RULES: &[Rule] = &[
         name: "neuron-rtd-unreachable",
         category: C::RuntimeHook,
         gate: G::Runtime,
-        looks_at: "an Inferentia container's log (torch-neuron, tensorflow-neuron with Neuron SDK 1.x)",
+        looks_at: "an Inferentia container's log (a framework from a Neuron SDK release before 1.16.0)",
         pattern: r"\bThe Neuron Runtime GRPC server at address (?P<address>\S+) is unavailable\b",
         summary: "the container's Neuron framework looks for the neuron-rtd daemon at {address} and finds none, so it cannot use the Inferentia chips",
         explanation: doc!(
-            "Frameworks built for Neuron SDK 1.x (torch-neuron, tensorflow-neuron before 1.16) run models through the `neuron-rtd` daemon, which they reach over gRPC on a Unix socket. Nothing answers there, so the model cannot be loaded onto the chips and the framework falls back to the CPU or fails.",
-            "The Pod has no `neuron-rtd` sidecar (and the node runs none), the socket is not shared into the container, or the node runs Neuron 2.x, which has no daemon at all, while the image's framework is still a 1.x build.",
-            "Rebuild the image with a framework of the Neuron release the node's driver belongs to (2.x frameworks need no daemon); for a 1.x image, run `neuron-rtd` beside it and share its socket.",
+            "Frameworks from Neuron SDK releases before 1.16.0 (October 2021) run models through the `neuron-rtd` daemon, which they reach over gRPC on a Unix socket; from 1.16.0 the runtime (Neuron Runtime 2.x, libnrt) is inside the framework and no daemon exists. Nothing answers on the socket, so the model cannot be loaded onto the chips and the framework falls back to the CPU or fails.",
+            "The node was moved to the driver of Neuron 1.16 or later while the image's framework is older, the Pod has no `neuron-rtd` sidecar (and the node runs none), or the socket is not shared into the container.",
+            "Rebuild the image with the framework packages of Neuron 1.16.0 or later, which need no daemon and no sidecar; for an older image, run `neuron-rtd` beside it and share its socket.",
         ),
         next: &[
             Next {
-                command: "kubectl get pod {pod} -n {namespace} -o jsonpath='{.spec.containers[*].image}'",
+                command: "kubectl get pods -A -o custom-columns=NS:.metadata.namespace,NAME:.metadata.name,IMAGES:.spec.containers[*].image | grep -i -e neuron -e inf",
                 place: Cluster,
-                why: "see the image, and whether a neuron-rtd sidecar runs beside it",
+                why: "see the images, and whether a neuron-rtd sidecar runs beside them",
             },
             Next {
                 command: "modinfo neuron | grep ^version",
@@ -4275,13 +4305,13 @@ pub static RULES: &[Rule] = &[
         name: "volume-mount-failed",
         category: C::Other,
         gate: G::Runtime,
-        looks_at: "FailedMount / FailedAttachVolume event",
+        looks_at: "FailedMount / FailedAttachVolume event, or the Failed event when a container starts",
         pattern: r#"Unable to (?:attach or )?mount volumes|MountVolume\.\S+ failed|timeout expired waiting for volumes to attach|\bcannot find volume "[^"\n]+" to mount into container "[^"\n]+""#,
         summary: "the kubelet cannot mount the pod's volumes",
         explanation: doc!(
             "The Pod is stuck in ContainerCreating on its volumes, before any GPU work. This is not a GPU gate.",
-            "A missing Secret/ConfigMap, a volume still attached elsewhere, a CSI driver problem, or a container that mounts a volume the Pod does not define (`cannot find volume … to mount into container …`: a template whose mounts and volumes disagree, such as a DaemonSet left by another release of an operator). A device plugin's, a driver's or the GPU Operator validator's Pod that cannot mount its volumes keeps the node's GPUs from being advertised.",
-            "Read the FailedMount (or Failed) events for the volume name; for a Pod an operator made, compare its volumes with its containers' mounts and upgrade or reinstall the operator's templates together.",
+            "A missing Secret/ConfigMap, a volume still attached elsewhere, a CSI driver problem, or, with `cannot find volume … to mount into container …`, a volume the Pod defines but the kubelet had not mounted when it started the container (its volume manager lost or never set it up: after a kubelet restart, with a containerized kubelet, or when a volume plugin set up nothing). A device plugin's, a driver's or the GPU Operator validator DaemonSet's Pod that cannot mount its volumes keeps the node's GPUs from being advertised.",
+            "Read the FailedMount (or Failed) events for the volume name; for `cannot find volume`, read the kubelet's log on the node (`Mount cannot be satisfied for container`) and delete the Pod so that it is recreated.",
         ),
         next: &[DESCRIBE_POD],
         fix: None,
@@ -4855,12 +4885,12 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Scheduling,
         looks_at: "the kubelet's journal or `systemctl status kubelet` on the node",
-        pattern: r#"\bfailed to run Kubelet: (?P<why>[^\n"]+)"#,
+        pattern: r#"\bfailed to run Kubelet: (?P<why>[^\n]+?)(?:"(?:\s+\w+=|\s*$)|$)"#,
         summary: "the kubelet on the node exits at start-up ({why}), so the node never joins: its bootstrap, not the GPU stack, keeps the GPU Pods Pending",
         explanation: doc!(
             "The kubelet stops before it registers the node, and systemd keeps restarting it. The node never shows up (or stays NotReady), so nothing is scheduled there and its GPUs are never advertised. This is the node's bootstrap, not a GPU gate, though it often hits GPU node images first.",
-            "The kubelet's configuration does not fit the node: its cgroup driver differs from the container runtime's (a GPU image whose Docker or containerd uses `systemd` where the kubelet is given `cgroupfs`, or the reverse), swap is on, or a configuration file or certificate it is given does not exist.",
-            "Read the reason the kubelet gives, make the kubelet's and the runtime's cgroup drivers the same (`cgroupDriver` in the kubelet's configuration, `SystemdCgroup` in containerd's, `native.cgroupdriver` in Docker's), then restart the kubelet.",
+            "The kubelet's configuration does not fit the node: with Docker (dockershim, Kubernetes 1.23 and older) its cgroup driver differs from Docker's (a GPU image whose Docker uses `systemd` where the kubelet is given `cgroupfs`, or the reverse), the runtime's CRI API cannot be reached, swap is on, or a configuration file or certificate it is given does not exist. (`unable to load bootstrap kubeconfig` is the kubelet waiting for `kubeadm join` to run, not a fault.)",
+            "Read the reason the kubelet gives; for the cgroup driver, make the kubelet's (`cgroupDriver` in the configuration file its `--config` names) and the runtime's (`native.cgroupdriver` in Docker's, `SystemdCgroup` in containerd's) the same, then restart the kubelet.",
         ),
         next: &[
             Next {
@@ -4869,9 +4899,9 @@ pub static RULES: &[Rule] = &[
                 why: "read why the kubelet exits",
             },
             Next {
-                command: "grep -ri cgroup /etc/kubernetes/kubelet* /var/lib/kubelet/config.yaml /etc/docker/daemon.json /etc/containerd/config.toml 2>/dev/null",
+                command: "systemctl cat kubelet | grep -e cgroup -e --config; docker info 2>/dev/null | grep -i cgroup",
                 place: Node,
-                why: "compare the kubelet's cgroup driver with the container runtime's",
+                why: "find the kubelet's configuration file and cgroup driver, and Docker's",
             },
         ],
         fix: None,
