@@ -1433,7 +1433,7 @@ fn whose_component_failure(
     // the toolkit (or, before Operator 1.8, runs a CUDA sample), and while it loops the plugin does not start.
     let plugins_own_check = target
         .to_ascii_lowercase()
-        .contains("nvidia-device-plugin-daemonset");
+        .contains(OPERATOR_PLUGIN_DAEMONSET);
     if (names_validator(&text) && !plugins_own_check) || toolkit_waits_for_driver {
         c.category = Category::Unknown;
         // The GPU Operator's validator runs its checks in order, each an init container: the one that loops
@@ -1459,7 +1459,7 @@ fn whose_component_failure(
             Some("plugin-validation") => Some((
                 Category::DevicePlugin,
                 "the driver and the toolkit passed, but the device plugin advertises no GPU on this node",
-                "nvidia-device-plugin-daemonset",
+                OPERATOR_PLUGIN_DAEMONSET,
             )),
             _ => None,
         };
@@ -1519,6 +1519,9 @@ static LIBRARY_INJECTORS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLoc
     .expect("library injectors regex")
 });
 
+/// The GPU Operator's device-plugin DaemonSet, whose Pods' names start with it.
+const OPERATOR_PLUGIN_DAEMONSET: &str = "nvidia-device-plugin-daemonset";
+
 /// The GPU Operator 1.x ran a CUDA sample (vectorAdd) in the device plugin's init container
 /// `toolkit-validation`, before its driver was validated: the CUDA that sample was built for finding no driver new
 /// enough (GW408) means the Operator's driver is not loaded yet (or the node's own driver is older than the release
@@ -1533,7 +1536,7 @@ fn whose_cuda_check(c: &mut Cause, ev: &Evidence, ctx: &Context) {
     {
         return;
     }
-    let plugin_pod = |name: &str| name.starts_with("nvidia-device-plugin-daemonset");
+    let plugin_pod = |name: &str| name.starts_with(OPERATOR_PLUGIN_DAEMONSET);
     let described = ev.pod.as_ref().is_some_and(|p| {
         ev.target.name.as_deref().is_some_and(plugin_pod)
             && p.containers.iter().any(|c| c == "toolkit-validation")
