@@ -5,6 +5,20 @@
 /// Returns `s` with every escape sequence and control character removed. Newlines survive when
 /// `keep_newlines` is set (multi-line hook stderr); tabs always become a single space.
 pub fn clean(s: &str, keep_newlines: bool) -> String {
+    strip(s, keep_newlines, false)
+}
+
+/// Pasted text as the readers take it: escapes and control characters removed, newlines and tabs kept (they
+/// carry the layout of tables and logs). `None` when there is nothing to remove.
+pub fn layout(s: &str) -> Option<String> {
+    (!s.is_ascii()
+        || s.bytes()
+            .any(|b| b < 0x20 && b != b'\n' && b != b'\t' || b == 0x7f))
+    .then(|| strip(s, true, true))
+    .filter(|out| out.len() != s.len())
+}
+
+fn strip(s: &str, keep_newlines: bool, keep_tabs: bool) -> String {
     // Fast path: printable ASCII needs nothing (the bulk of event text).
     if s.bytes().all(|b| (0x20..0x7f).contains(&b))
         || (!s.is_ascii() && s.chars().all(|c| !needs_work(c)))
@@ -20,6 +34,7 @@ pub fn clean(s: &str, keep_newlines: bool) -> String {
             '\u{9b}' => skip_csi(&mut chars),
             '\u{9d}' | '\u{90}' | '\u{9e}' | '\u{9f}' => skip_string(&mut chars),
             '\n' if keep_newlines => out.push('\n'),
+            '\t' if keep_tabs => out.push('\t'),
             '\n' | '\t' => out.push(' '),
             '\r' => {}
             c if is_bidi(c) || is_zero_width(c) => {}
@@ -111,6 +126,11 @@ mod tests {
         assert_eq!(line("evil\u{202e}txt"), "eviltxt");
         assert_eq!(line("tab\tand\nnewline\r\n"), "tab and newline ");
         assert_eq!(clean("one\ntwo", true), "one\ntwo");
+        assert_eq!(
+            layout("a\tb\r\nc\u{1b}[1md\u{202e}").as_deref(),
+            Some("a\tb\ncd")
+        );
+        assert_eq!(layout("a\tb\nc ✓"), None);
     }
 
     #[test]

@@ -139,6 +139,13 @@ pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
         flattened::restore_lines(input)
     };
     let input = restored.as_deref().unwrap_or(input);
+    // Whatever escapes and control characters are left never reach a reader (nor, through it, the output).
+    let stripped = if json {
+        None
+    } else {
+        crate::sanitize::layout(input)
+    };
+    let input = stripped.as_deref().unwrap_or(input);
     let trimmed = input.trim_start();
     if trimmed.starts_with('{')
         && let Some(evs) = objects::read_list_json(trimmed, what)
