@@ -453,9 +453,15 @@ fn pods_row(line: &str) -> Option<Signal> {
         s => s.to_string(),
     };
     let status = status.as_str();
+    // A container that keeps restarting shows `Running` between its crashes: not ready, restarted again and again.
+    let restarts: u32 = cols
+        .get(ready_at + 2)
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(0);
+    let restarting = status == "Running" && cols[ready_at].starts_with("0/") && restarts >= 3;
     // In-progress states say nothing about a block on their own.
-    let healthy =
-        matches!(
+    let healthy = !restarting
+        && matches!(
             status,
             "Running"
                 | "Completed"
@@ -464,12 +470,18 @@ fn pods_row(line: &str) -> Option<Signal> {
                 | "ContainerCreating"
                 | "PodInitializing"
                 | "Terminating"
-        ) || status.starts_with("Init:") && !status.contains("Err") && !status.contains("BackOff");
+        )
+        || status.starts_with("Init:") && !status.contains("Err") && !status.contains("BackOff");
     Some(Signal {
         source: Some(SignalSource::PodStatus),
         reason: Some(sanitize::line(status)),
         kind: Some(if healthy { "Normal" } else { "Warning" }.into()),
-        message: String::new(),
+        // The row itself is the evidence of the restarts.
+        message: if restarting {
+            sanitize::line(&cols.join(" "))
+        } else {
+            String::new()
+        },
         count: 1,
         // `kubectl get all` names its rows `pod/NAME`.
         object: Some(format!(
@@ -1199,6 +1211,27 @@ fn read_containers(block: &[&str], pod: &mut PodFacts, ev: &mut Evidence) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_running_row_that_keeps_restarting_is_not_healthy() {
+        let row = |l: &str| pods_row(l).unwrap();
+        let looping = row("default   vllm-9f6768b85-ppsm8   0/1   Running   12 (7m51s ago)   151m");
+        assert_eq!(looping.kind.as_deref(), Some("Warning"));
+        assert!(
+            looping.message.contains("0/1 Running 12 (7m51s ago)"),
+            "{looping:?}"
+        );
+        // Ready, or restarted only once or twice: a Pod that runs.
+        for l in [
+            "default   vllm-9f6768b85-ppsm8   1/1   Running   12 (7m51s ago)   151m",
+            "default   vllm-9f6768b85-ppsm8   0/1   Running   2 (7m51s ago)   151m",
+            "vllm-9f6768b85-ppsm8   0/1   Running   0   15s",
+        ] {
+            let s = row(l);
+            assert_eq!(s.kind.as_deref(), Some("Normal"), "{l}");
+            assert!(s.message.is_empty(), "{l}");
+        }
+    }
 
     #[test]
     fn describe_events_with_counts_and_prefix() {

@@ -83,10 +83,10 @@ const CONTAINERD_CRI_CONFIG: Next = Next {
 /// yields to what a state's own Pod says; the validator's failed CUDA sample (GW150) yields to a rule that reads
 /// its error code (GW421: no device in the container); a driver container's log that stops short (GW155) yields
 /// to the line that says why it stopped; a container that is never created (GW518) yields to the runtime's error, and so does Docker's refusal to start
-/// one (GW523).
+/// one (GW523); a workload's own error (GW528) yields to a rule that says what about the GPU it tripped on.
 pub static CATCH_ALL: &[&str] = &[
     "GW119", "GW124", "GW142", "GW144", "GW147", "GW150", "GW155", "GW210", "GW211", "GW216",
-    "GW505", "GW523",
+    "GW505", "GW523", "GW528",
 ];
 
 /// Pairs (specific, general) of rules whose patterns match the same text, where the specific one says more:
@@ -4908,6 +4908,36 @@ pub static RULES: &[Rule] = &[
         example: "Jan 03 01:49:48 banwagong localkube[30646]: kubelet: Exit with error: failed to run Kubelet: failed to create kubelet: misconfiguration: kubelet cgroup driver: \"cgroupfs\" is different from docker cgroup driver: \"systemd\"",
         example_source: "https://github.com/kubernetes/minikube/issues/2381",
         near_miss: "\"command failed\" err=\"failed to parse kubelet flag: unknown flag: --container-runtime\"",
+    },
+    Rule {
+        id: "GW528",
+        name: "workload-raised-error",
+        category: C::Other,
+        gate: G::Runtime,
+        looks_at: "the container's log (a Python program's last exception, its argument parser, its configuration's validation)",
+        pattern: r"(?m)(?:^|\s)(?P<error>(?:[\w.]+\.)?(?:Value|Key|Type|Attribute|Name|Syntax|Indentation|ModuleNotFound|JSONDecode|Index|ZeroDivision|UnboundLocal|Validation)Error: [^\n]+)|^[\w.-]+: error: \x60?(?P<error_alt>(?:unrecognized arguments|argument --?[\w-]+|the following arguments are required)[^\n]*)|\b(?P<error_alt2>\d+ validation errors? for \w+)",
+        summary: "the workload started and stopped on its own error ({error}): the GPU stack let it run, so the fix is in its program, its arguments or its configuration",
+        explanation: doc!(
+            "The container ran: the scheduler placed it, the device plugin gave it its GPUs and the runtime started it. Then the program itself stopped on an error of its own making (a Python exception such as `ValueError` or `KeyError`, its argument parser refusing a flag, its configuration failing validation), and the kubelet restarts it (CrashLoopBackOff). No GPU gate is involved, though such errors often name the GPU (a data type it does not support, memory settings).",
+            "The image and its arguments do not agree (a flag an upgraded server removed, a model its version cannot load), an environment variable holds what the program does not expect (Kubernetes sets `<SERVICE>_PORT=tcp://…` for every Service, which breaks a program that reads its own `…_PORT`), or the configuration names a value the program does not know.",
+            "Read the exception and the lines above it, then fix the arguments, the environment or the configuration, or pin the image to a version that accepts them.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl logs {pod} -n {namespace} --previous --tail=50",
+                place: Cluster,
+                why: "read the last run's error and the lines before it",
+            },
+            Next {
+                command: "kubectl get pod {pod} -n {namespace} -o jsonpath='{.spec.containers[*].image}{\"\\n\"}{.spec.containers[*].args}{\"\\n\"}'",
+                place: Cluster,
+                why: "see the image and the arguments it runs with",
+            },
+        ],
+        fix: None,
+        example: "ValueError: invalid literal for int() with base 10: 'tcp://10.43.1.39:8000'",
+        example_source: "https://github.com/vllm-project/vllm/issues/15613",
+        near_miss: "RuntimeError: CUDA error: no kernel image is available for execution on the device",
     },
     Rule {
         id: "GW602",
