@@ -624,6 +624,36 @@ mod tests {
     }
 
     #[test]
+    fn a_workload_error_is_read_in_each_of_its_wordings() {
+        // argparse (llm-d/llm-d-benchmark#1572), pydantic (ai-dynamo/dynamo#10072), click (tronbyt/server#405).
+        for (text, error) in [
+            (
+                "vllm: error: `unrecognized arguments: --disable-log-requests`",
+                "unrecognized arguments: --disable-log-requests",
+            ),
+            (
+                "2026-05-27T04:26:15.289511Z ERROR __main__.main: Failed to parse profiler config: 1 validation error for DynamoGraphDeploymentRequestSpec",
+                "1 validation error for DynamoGraphDeploymentRequestSpec",
+            ),
+            (
+                "Error: Invalid value for '--port': 'tcp://10.43.3.59:8000' is not a valid integer.",
+                "Invalid value for '--port': 'tcp://10.43.3.59:8000' is not a valid integer.",
+            ),
+        ] {
+            let m = first_match(text).unwrap();
+            assert_eq!(m.rule.id, "GW528", "{text}");
+            assert_eq!(
+                m.captures.get("error").map(String::as_str),
+                Some(error),
+                "{text}"
+            );
+        }
+        // A Python exception that names the GPU's failure is another rule's.
+        let gpu = "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx";
+        assert_ne!(first_match(gpu).map(|m| m.rule.id), Some("GW528"));
+    }
+
+    #[test]
     fn a_capture_named_field_alt_fills_the_field() {
         let m = first_match("/tmp/cuda-control/src/loader.c:856 can't find library libcuda.so.")
             .unwrap();

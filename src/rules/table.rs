@@ -4914,8 +4914,8 @@ pub static RULES: &[Rule] = &[
         name: "workload-raised-error",
         category: C::Other,
         gate: G::Runtime,
-        looks_at: "the container's log (a Python program's last exception, its argument parser, its configuration's validation)",
-        pattern: r"(?m)(?:^|\s)(?P<error>(?:[\w.]+\.)?(?:Value|Key|Type|Attribute|Name|Syntax|Indentation|ModuleNotFound|JSONDecode|Index|ZeroDivision|UnboundLocal|Validation)Error: [^\n]+)|^[\w.-]+: error: \x60?(?P<error_alt>(?:unrecognized arguments|argument --?[\w-]+|the following arguments are required)[^\n]*)|\b(?P<error_alt2>\d+ validation errors? for \w+)",
+        looks_at: "the container's log (a Python program's last exception, its argument parser (argparse, click), its configuration's validation)",
+        pattern: r"(?m)(?:^|\s)(?P<error>(?:[\w.]+\.)?(?:Value|Key|Type|Attribute|Name|Syntax|Indentation|ModuleNotFound|JSONDecode|Index|ZeroDivision|UnboundLocal|Validation)Error: [^\n]+)|^[\w.-]+: error: \x60?(?P<error_alt>(?:unrecognized arguments|argument --?[\w-]+|the following arguments are required)[^\n\x60]*)|\b(?P<error_alt2>\d+ validation errors? for \w+)|^Error: (?P<error_alt3>(?:Invalid value for|No such option|Missing option|Got unexpected extra argument)[^\n]*)",
         summary: "the workload started and stopped on its own error ({error}): the GPU stack let it run, so the fix is in its program, its arguments or its configuration",
         explanation: doc!(
             "The container ran: the scheduler placed it, the device plugin gave it its GPUs and the runtime started it. Then the program itself stopped on an error of its own making (a Python exception such as `ValueError` or `KeyError`, its argument parser refusing a flag, its configuration failing validation), and the kubelet restarts it (CrashLoopBackOff). No GPU gate is involved, though such errors often name the GPU (a data type it does not support, memory settings).",
