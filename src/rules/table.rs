@@ -1994,6 +1994,36 @@ pub static RULES: &[Rule] = &[
         near_miss: "Kernel preparation unnecessary for this kernel.  Skipping...",
     },
     Rule {
+        id: "GW171",
+        name: "autoscaler-node-group-in-backoff",
+        category: C::InsufficientResource,
+        gate: G::Scheduling,
+        looks_at: "NotTriggerScaleUp event (cluster-autoscaler), a ProvisioningRequest or Kueue admission check's message",
+        pattern: r"\bin backoff after failed scale-up\b",
+        summary: "the autoscaler does not grow {count|a} node group(s) for the pod: the last scale-up failed (the cloud refused the node), so the group is in backoff and no new node comes until it retries",
+        explanation: doc!(
+            "No node has room for the Pod. A node group (node pool) that could run it tried to add a node and failed, so the cluster autoscaler skips that group for a while (its backoff grows with each failure) and adds no node for the Pod.",
+            "The cloud refused the new instance: the project's or subscription's quota for the GPU (or its vCPUs) is used up, the zone has no capacity for the instance type, or the group's template is wrong (an image, a subnet out of addresses, a permission). The autoscaler's own message does not say which.",
+            "Read the autoscaler's status and the scale-up failure's event for the cloud's error; raise the quota, choose another zone or instance type, or fix the group's template. Other reasons in the same message (taints, selectors) are about the other groups.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl -n kube-system describe configmap cluster-autoscaler-status",
+                place: Cluster,
+                why: "see which node group is in backoff and when it retries",
+            },
+            Next {
+                command: "kubectl get events -A --field-selector reason=FailedToScaleUpGroup",
+                place: Cluster,
+                why: "read the cloud's error for the failed scale-up (quota, capacity, the group's template)",
+            },
+        ],
+        fix: None,
+        example: "pod didn't trigger scale-up (it wouldn't fit if a new node is added): 1 in backoff after failed scale-up",
+        example_source: "https://github.com/cortexlabs/cortex/issues/1685",
+        near_miss: "pod didn't trigger scale-up (it wouldn't fit if a new node is added)",
+    },
+    Rule {
         id: "GW201",
         name: "runtimeclass-not-found",
         category: C::RuntimeclassNotFound,
