@@ -27,16 +27,22 @@ fn strip(s: &str, keep_newlines: bool, keep_tabs: bool) -> String {
     }
     let mut out = String::with_capacity(s.len());
     let mut chars = s.chars().peekable();
+    // What ends a line: a newline where they are kept, else a space.
+    let line_end = if keep_newlines { '\n' } else { ' ' };
     while let Some(c) = chars.next() {
         match c {
             '\u{1b}' => skip_escape(&mut chars),
-            // C1 CSI / OSC introducers behave like ESC [ and ESC ].
+            // C1 CSI behaves like ESC [. The C1 string introducers (OSC, DCS, PM, APC) are dropped on their
+            // own: a bare U+009D is what a closing quote becomes when UTF-8 is read as windows-1252, and
+            // taking it for a string's start would drop the text after it.
             '\u{9b}' => skip_csi(&mut chars),
-            '\u{9d}' | '\u{90}' | '\u{9e}' | '\u{9f}' => skip_string(&mut chars),
+            '\r' if chars.peek() == Some(&'\n') => {}
+            // A carriage return alone ends a line (old Mac text, a progress bar's redraw); so do NEL, the
+            // Unicode line and paragraph separators, form feed and vertical tab.
+            '\r' | '\u{85}' | '\u{2028}' | '\u{2029}' | '\u{b}' | '\u{c}' => out.push(line_end),
             '\n' if keep_newlines => out.push('\n'),
             '\t' if keep_tabs => out.push('\t'),
             '\n' | '\t' => out.push(' '),
-            '\r' => {}
             c if is_bidi(c) || is_zero_width(c) => {}
             c if c.is_control() => {}
             c => out.push(c),
@@ -51,17 +57,18 @@ pub fn line(s: &str) -> String {
 }
 
 fn needs_work(c: char) -> bool {
-    c.is_control() || is_bidi(c) || is_zero_width(c)
+    c.is_control() || is_bidi(c) || is_zero_width(c) || matches!(c, '\u{2028}' | '\u{2029}')
 }
 
-/// Characters that take no width (zero-width space, joiners, word joiner, byte-order mark): a web page puts them
-/// where a line may break, and on a terminal they hide what a text holds.
+/// Characters that take no width (zero-width space, joiners, word joiner, byte-order mark, soft hyphen, the
+/// Mongolian vowel separator, interlinear annotation marks, tag characters): a web page puts some where a line
+/// may break, and on a terminal they hide what a text holds.
 pub(crate) fn is_zero_width(c: char) -> bool {
-    matches!(c, '\u{200b}'..='\u{200d}' | '\u{2060}' | '\u{feff}')
+    matches!(c, '\u{200b}'..='\u{200d}' | '\u{2060}' | '\u{feff}' | '\u{ad}' | '\u{180e}' | '\u{fff9}'..='\u{fffb}' | '\u{e0000}'..='\u{e007f}')
 }
 
 fn is_bidi(c: char) -> bool {
-    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')
+    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{61c}')
 }
 
 fn skip_escape(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
@@ -94,8 +101,12 @@ fn skip_csi(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
 }
 
 fn skip_string(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
-    // Until BEL, ST (ESC \) or C1 ST.
-    while let Some(c) = chars.next() {
+    // Until BEL, ST (ESC \) or C1 ST; an unterminated string ends with its line, which stays.
+    while let Some(&c) = chars.peek() {
+        if c == '\n' {
+            break;
+        }
+        chars.next();
         match c {
             '\u{7}' | '\u{9c}' => break,
             '\u{1b}' => {
@@ -131,6 +142,19 @@ mod tests {
             Some("a\tb\ncd")
         );
         assert_eq!(layout("a\tb\nc ✓"), None);
+        // A lone carriage return (and the other line ends) ends a line; CRLF is one.
+        assert_eq!(
+            layout("a\rb\r\nc\u{2028}d\u{85}e").as_deref(),
+            Some("a\nb\nc\nd\ne")
+        );
+        assert_eq!(line("a\rb"), "a b");
+        // A bare C1 string introducer (mojibake of a closing quote) is dropped alone; an unterminated OSC
+        // ends with its line.
+        assert_eq!(
+            layout("say \u{e2}\u{80}\u{9d}.\nnext").as_deref(),
+            Some("say \u{e2}.\nnext")
+        );
+        assert_eq!(layout("x\u{1b}]0;title\nnext").as_deref(), Some("x\nnext"));
     }
 
     #[test]
@@ -139,6 +163,7 @@ mod tests {
             line("nvi\u{200b}dia\u{feff} g\u{2060}pu\u{200d}"),
             "nvidia gpu"
         );
+        assert_eq!(line("g\u{ad}p\u{61c}u\u{e0041}\u{180e}\u{fffa}"), "gpu");
     }
 
     #[test]

@@ -2279,8 +2279,17 @@ fn pick_primary(causes: &[Cause], ctx: &Context) -> usize {
 }
 
 fn pick_by_gate(causes: &[Cause], ctx: &Context) -> usize {
+    // A program's own error (GW528) says only that some container ran: a paste that also holds a cause at
+    // another gate, or a GPU cause, is about what that cause stops (a worker Pending beside its head's log).
+    let weak = |i: usize| {
+        causes[i].rule == Some("GW528")
+            && causes.iter().any(|c| {
+                c.rule != Some("GW528")
+                    && (c.gate != Gate::Runtime || c.category != Category::Other)
+            })
+    };
     let late: Vec<usize> = (0..causes.len())
-        .filter(|&i| matches!(causes[i].gate, Gate::Runtime | Gate::DeviceAdmission))
+        .filter(|&i| matches!(causes[i].gate, Gate::Runtime | Gate::DeviceAdmission) && !weak(i))
         .collect();
     // A crash loop is a symptom: a GPU-stack component's own log beside it says why the component exits.
     let component_log = (0..causes.len())
@@ -2316,9 +2325,13 @@ fn pick_by_gate(causes: &[Cause], ctx: &Context) -> usize {
             })
             .unwrap_or(&0);
     }
-    let top_gate = causes.iter().map(|c| gate_rank(c.gate)).max().unwrap_or(0);
+    let top_gate = (0..causes.len())
+        .filter(|&i| !weak(i))
+        .map(|i| gate_rank(causes[i].gate))
+        .max()
+        .unwrap_or(0);
     let in_gate: Vec<usize> = (0..causes.len())
-        .filter(|&i| gate_rank(causes[i].gate) == top_gate)
+        .filter(|&i| gate_rank(causes[i].gate) == top_gate && !weak(i))
         .collect();
     if causes[in_gate[0]].gate == Gate::Scheduling
         && let Some(i) = scheduling_primary(causes, &in_gate, ctx)

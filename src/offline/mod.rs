@@ -100,8 +100,22 @@ fn utf16(bytes: &[u8]) -> Option<std::result::Result<String, usize>> {
     Some(Ok(text))
 }
 
+/// A paste that looked like JSON but is read as text (a log's `[  204.0]` stamp, a cut-off document) is cleaned
+/// of escapes and control characters first, as any text paste is.
+fn read_text(input: &str) -> Evidence {
+    match crate::sanitize::layout(input) {
+        Some(clean) => text::read(&clean),
+        None => text::read(input),
+    }
+}
+
 /// Detects the format and reads the input into one Evidence per target.
 pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
+    // Line ends as Windows (CRLF) and old Macs or a progress bar's redraw (CR alone) write them.
+    let unix = input
+        .contains('\r')
+        .then(|| input.replace("\r\n", "\n").replace('\r', "\n"));
+    let input = unix.as_deref().unwrap_or(input);
     // A paste captured with a terminal's colours keeps its layout without them.
     let uncoloured = uncolour(input);
     let input = uncoloured.as_deref().unwrap_or(input);
@@ -154,7 +168,7 @@ pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
     }
     if looks_like_json(trimmed) {
         return match serde_json::from_str::<serde_json::Value>(trimmed) {
-            Ok(v) if is_log_record(&v) => Ok((Format::Text, vec![text::read(input)])),
+            Ok(v) if is_log_record(&v) => Ok((Format::Text, vec![read_text(input)])),
             Ok(v) => Ok((Format::Json, objects::read(vec![v], what)?)),
             Err(json_err) => {
                 // JSON lines (one object per line), as `kubectl get events -w -o json` prints.
@@ -165,23 +179,23 @@ pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
                 match docs {
                     // A structured log (zap, klog's JSON): one record per line.
                     Ok(docs) if docs.len() > 1 && docs.iter().all(is_log_record) => {
-                        Ok((Format::Text, vec![text::read(input)]))
+                        Ok((Format::Text, vec![read_text(input)]))
                     }
                     Ok(docs) if docs.len() > 1 => Ok((Format::Json, objects::read(docs, what)?)),
                     _ if trimmed.starts_with('{') && looks_like_log_json(trimmed) => {
-                        Ok((Format::Text, vec![text::read(input)]))
+                        Ok((Format::Text, vec![read_text(input)]))
                     }
                     // `[422] …`, `[2024-…] …`: a bracketed tag on pasted text, not JSON; or a JSON
                     // document cut short in a ticket that still carries its messages.
                     _ if !strongly_json(trimmed) || has_message_property(trimmed) => {
                         let rejoined = rejoin_wrapped(input);
                         let input = rejoined.as_deref().unwrap_or(input);
-                        Ok((Format::Text, split_by_object(text::read(input))))
+                        Ok((Format::Text, split_by_object(read_text(input))))
                     }
                     // A whole JSON document (a `daemon.json`) with the reporter's other pastes after it:
                     // what follows is read as text.
                     _ if let Some(rest) = text_after_whole_document(trimmed) => {
-                        Ok((Format::Text, split_by_object(text::read(rest))))
+                        Ok((Format::Text, split_by_object(read_text(rest))))
                     }
                     _ => Err(Error::BadInput {
                         what: what.into(),
@@ -261,10 +275,14 @@ fn split_by_object(ev: Evidence) -> Vec<Evidence> {
             .filter(|s| s.object.as_deref() == Some(o) && !context(s))
             .collect()
     };
+    // A listing's rows carry no message, but for a `Running` row that keeps restarting (the row is its own
+    // evidence, and a warning).
+    let restarting =
+        |s: &Signal| s.reason.as_deref() == Some("Running") && s.kind.as_deref() == Some("Warning");
     let only_rows = |signals: &[&Signal]| {
-        signals
-            .iter()
-            .all(|s| s.source == Some(SignalSource::PodStatus) && s.message.is_empty())
+        signals.iter().all(|s| {
+            s.source == Some(SignalSource::PodStatus) && (s.message.is_empty() || restarting(s))
+        })
     };
     let runs = |signals: &[&Signal]| {
         only_rows(signals)
@@ -272,7 +290,7 @@ fn split_by_object(ev: Evidence) -> Vec<Evidence> {
                 matches!(
                     s.reason.as_deref(),
                     Some("Running" | "Completed" | "Succeeded")
-                )
+                ) && !restarting(s)
             })
     };
     // The command that printed the listing (`oc get pods`) is not a message about anything.

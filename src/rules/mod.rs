@@ -270,7 +270,57 @@ fn matching(text: &str) -> Vec<usize> {
     found
         .into_iter()
         .filter(|&i| counts_agree(i, text))
+        .filter(|&i| RULES[i].id != "GW528" || workload_error(i, text).is_some())
         .collect()
+}
+
+/// GW528's error as the program printed it, cut where its line ended (a record's lines arrive joined by
+/// spaces) and at 200 characters; `None` when it names the GPU (no GPU visible, too few GPUs for the
+/// parallelism asked, a data type the GPU lacks, too little GPU memory): that is not the program's own doing,
+/// and a regex cannot say "a line without these words".
+fn workload_error(idx: usize, text: &str) -> Option<String> {
+    static LINE_END: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(
+            r#"\s{2,}|\s(?:Traceback \(|File "|(?:ERROR|INFO|WARNING|DEBUG)\b|\[?\d{4}-\d\d-\d\d|[IWEF]\d{4} \d\d:|usage:)"#,
+        )
+        .expect("line end regex")
+    });
+    let re = each(idx);
+    let mut caps = re.create_captures();
+    re.captures(text.as_bytes(), &mut caps);
+    let span = re
+        .group_info()
+        .pattern_names(PatternID::ZERO)
+        .flatten()
+        .find_map(|n| caps.get_group_by_name(n))?;
+    let error = String::from_utf8_lossy(&text.as_bytes()[span.range()]);
+    let error = LINE_END
+        .find(&error)
+        .map_or(&*error, |m| &error[..m.start()])
+        .trim();
+    let lower = error.to_ascii_lowercase();
+    let names_gpu = [
+        "gpu",
+        "cuda",
+        "nvidia",
+        "nvml",
+        "cudnn",
+        "nccl",
+        "rocm",
+        "device",
+        "tensor_parallel",
+        "tensor parallel",
+        "bfloat16",
+    ]
+    .iter()
+    .any(|w| lower.contains(w));
+    if names_gpu {
+        return None;
+    }
+    Some(match error.char_indices().nth(200) {
+        Some((at, _)) => format!("{}…", &error[..at]),
+        None => error.to_string(),
+    })
 }
 
 /// A regex cannot compare numbers, so GW123's reading of a node's `Capacity:` and `Allocatable:` blocks (its
@@ -364,7 +414,11 @@ fn captures_of(idx: usize, text: &str) -> Option<Match> {
             })
         })
         .filter(|(_, v)| !v.is_empty())
-        .collect();
+        .collect::<BTreeMap<String, String>>();
+    let mut captures = captures;
+    if RULES[idx].id == "GW528" {
+        captures.insert("error".into(), workload_error(idx, text)?);
+    }
     Some(Match {
         rule: &RULES[idx],
         captures,
@@ -627,8 +681,9 @@ mod tests {
     fn a_workload_error_is_read_in_each_of_its_wordings() {
         // argparse (llm-d/llm-d-benchmark#1572), pydantic (ai-dynamo/dynamo#10072), click (tronbyt/server#405).
         for (text, error) in [
+            // (the reader drops a ticket's backticks before any rule reads the text)
             (
-                "vllm: error: `unrecognized arguments: --disable-log-requests`",
+                "vllm: error: unrecognized arguments: --disable-log-requests",
                 "unrecognized arguments: --disable-log-requests",
             ),
             (
@@ -648,9 +703,22 @@ mod tests {
                 "{text}"
             );
         }
-        // A Python exception that names the GPU's failure is another rule's.
-        let gpu = "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx";
-        assert_ne!(first_match(gpu).map(|m| m.rule.id), Some("GW528"));
+        // A record's lines arrive joined: the error is cut where its line ended, and a GPU rule that reads
+        // another line of the same record explains it (vllm-project/vllm#15613, s107018; pytorch#…, GW421's example).
+        let joined = "ValueError: invalid literal for int() with base 10: 'tcp://10.43.1.39:8000' ERROR 03-27 03:12:01 engine.py:400] invalid literal for int() with base 10: 'tcp://10.43.1.39:8000'";
+        let m = first_match(joined).unwrap();
+        assert_eq!(
+            m.captures.get("error").map(String::as_str),
+            Some("ValueError: invalid literal for int() with base 10: 'tcp://10.43.1.39:8000'")
+        );
+        let gpu = RULES.iter().find(|r| r.id == "GW421").unwrap().example;
+        let both = format!(
+            "ValueError: invalid literal for int() with base 10: 'tcp://10.43.1.39:8000' {gpu}"
+        );
+        assert_eq!(first_match(&both).map(|m| m.rule.id), Some("GW421"));
+        // A ValueError that names the GPU is not the program's own doing (vllm-project/vllm#946).
+        let dtype = "ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Tesla T4 GPU has compute capability 7.5.";
+        assert_eq!(first_match(dtype).map(|m| m.rule.id), None);
     }
 
     #[test]

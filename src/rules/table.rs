@@ -4377,8 +4377,8 @@ pub static RULES: &[Rule] = &[
         name: "container-crash-loop",
         category: C::Other,
         gate: G::Runtime,
-        looks_at: "BackOff event, container waiting reason CrashLoopBackOff",
-        pattern: r"Back-off(?: \S+)? restarting failed container|\bCrashLoopBackOff\b|^BackOff$",
+        looks_at: "BackOff event, container waiting reason CrashLoopBackOff, a `get pods` row that is Running but not ready after three restarts or more",
+        pattern: r"Back-off(?: \S+)? restarting failed container|\bCrashLoopBackOff\b|^BackOff$|\s0/[1-9]\d* Running (?:[3-9]|[1-9]\d+)\b",
         summary: "the container starts and then exits repeatedly",
         explanation: doc!(
             "The container ran and exited; the kubelet is backing off restarts. The GPU gates were passed.",
@@ -4944,8 +4944,8 @@ pub static RULES: &[Rule] = &[
         name: "workload-raised-error",
         category: C::Other,
         gate: G::Runtime,
-        looks_at: "the container's log (a Python program's last exception, its argument parser (argparse, click), its configuration's validation)",
-        pattern: r"(?m)(?:^|\s)(?P<error>(?:[\w.]+\.)?(?:Value|Key|Type|Attribute|Name|Syntax|Indentation|ModuleNotFound|JSONDecode|Index|ZeroDivision|UnboundLocal|Validation)Error: [^\n]+)|^[\w.-]+: error: \x60?(?P<error_alt>(?:unrecognized arguments|argument --?[\w-]+|the following arguments are required)[^\n\x60]*)|\b(?P<error_alt2>\d+ validation errors? for \w+)|^Error: (?P<error_alt3>(?:Invalid value for|No such option|Missing option|Got unexpected extra argument)[^\n]*)",
+        looks_at: "the container's log (a Python program's exception, its argument parser (argparse, click), its configuration's validation)",
+        pattern: r"(?:^|\s)(?P<error>(?:[\w.]+\.)?(?:Value|Key|Type|Attribute|Name|Syntax|Indentation|ModuleNotFound|JSONDecode|Index|ZeroDivision|UnboundLocal|Validation)Error: [^\n]+)|(?:^|\s)[\w.-]+: error: (?P<error_alt>(?:unrecognized arguments|argument --?[\w-]+|the following arguments are required)[^\n]*)|\b(?P<error_alt2>\d+ validation errors? for \w+)|(?:^|\s)Error: (?P<error_alt3>(?:Invalid value for|No such option|Missing option|Got unexpected extra argument)[^\n]*)",
         summary: "the workload started and stopped on its own error ({error}): the GPU stack let it run, so the fix is in its program, its arguments or its configuration",
         explanation: doc!(
             "The container ran: the scheduler placed it, the device plugin gave it its GPUs and the runtime started it. Then the program itself stopped on an error of its own making (a Python exception such as `ValueError` or `KeyError`, its argument parser refusing a flag, its configuration failing validation), and the kubelet restarts it (CrashLoopBackOff). No GPU gate is involved, though such errors often name the GPU (a data type it does not support, memory settings).",
