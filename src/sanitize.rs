@@ -35,7 +35,7 @@ fn strip(s: &str, keep_newlines: bool, keep_tabs: bool) -> String {
             // C1 CSI behaves like ESC [. The C1 string introducers (OSC, DCS, PM, APC) are dropped on their
             // own: a bare U+009D is what a closing quote becomes when UTF-8 is read as windows-1252, and
             // taking it for a string's start would drop the text after it.
-            '\u{9b}' => skip_csi(&mut chars),
+            '\u{9b}' if complete_csi(chars.clone()) => skip_csi(&mut chars),
             '\r' if chars.peek() == Some(&'\n') => {}
             // A carriage return alone ends a line (old Mac text, a progress bar's redraw); so do NEL, the
             // Unicode line and paragraph separators, form feed and vertical tab.
@@ -51,6 +51,40 @@ fn strip(s: &str, keep_newlines: bool, keep_tabs: bool) -> String {
     out
 }
 
+/// `s` with every line end a newline: a run of carriage returns before a newline (CRLF, CRCRLF) or alone, NEL,
+/// U+2028, U+2029, form feed and vertical tab. `None` when it has none of them.
+pub fn unix_line_ends(s: &str) -> Option<String> {
+    let breaks = |c: char| {
+        matches!(
+            c,
+            '\r' | '\u{85}' | '\u{2028}' | '\u{2029}' | '\u{b}' | '\u{c}'
+        )
+    };
+    if !s.contains(breaks) {
+        return None;
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\r' => {
+                let mut run = 1;
+                while chars.peek() == Some(&'\r') {
+                    chars.next();
+                    run += 1;
+                }
+                // Before a newline the run is one line end; alone, each carriage return is one.
+                if chars.peek() != Some(&'\n') {
+                    out.extend(std::iter::repeat_n('\n', run));
+                }
+            }
+            c if breaks(c) => out.push('\n'),
+            c => out.push(c),
+        }
+    }
+    Some(out)
+}
+
 /// Single-line form: newlines become spaces.
 pub fn line(s: &str) -> String {
     clean(s, false)
@@ -60,11 +94,14 @@ fn needs_work(c: char) -> bool {
     c.is_control() || is_bidi(c) || is_zero_width(c) || matches!(c, '\u{2028}' | '\u{2029}')
 }
 
-/// Characters that take no width (zero-width space, joiners, word joiner, byte-order mark, soft hyphen, the
-/// Mongolian vowel separator, interlinear annotation marks, tag characters): a web page puts some where a line
+/// Characters that take no width (zero-width space, joiners, word joiner and the invisible operators, byte-order
+/// mark, soft hyphen, the Mongolian separators, Hangul fillers, variation selectors, interlinear annotation marks,
+/// tag characters): a web page puts some where a line
 /// may break, and on a terminal they hide what a text holds.
 pub(crate) fn is_zero_width(c: char) -> bool {
-    matches!(c, '\u{200b}'..='\u{200d}' | '\u{2060}' | '\u{feff}' | '\u{ad}' | '\u{180e}' | '\u{fff9}'..='\u{fffb}' | '\u{e0000}'..='\u{e007f}')
+    matches!(c, '\u{200b}'..='\u{200d}' | '\u{2060}'..='\u{2064}' | '\u{206a}'..='\u{206f}' | '\u{feff}' | '\u{ad}'
+        | '\u{34f}' | '\u{115f}' | '\u{1160}' | '\u{3164}' | '\u{ffa0}' | '\u{180b}'..='\u{180f}'
+        | '\u{fe00}'..='\u{fe0f}' | '\u{fff9}'..='\u{fffb}' | '\u{e0000}'..='\u{e007f}' | '\u{e0100}'..='\u{e01ef}')
 }
 
 fn is_bidi(c: char) -> bool {
@@ -86,6 +123,19 @@ fn skip_escape(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
         }
         _ => {}
     }
+}
+
+/// Whether a whole CSI sequence (parameters, intermediates, a final byte) follows on the same line: a bare
+/// U+009B is also what latin-1 makes of the second byte of `ś`, `ě` or `Л`, and is then dropped alone.
+fn complete_csi(mut chars: std::iter::Peekable<std::str::Chars<'_>>) -> bool {
+    for c in chars.by_ref() {
+        match c {
+            '\u{30}'..='\u{3f}' | '\u{20}'..='\u{2f}' => {}
+            '\u{40}'..='\u{7e}' => return true,
+            _ => return false,
+        }
+    }
+    false
 }
 
 fn skip_csi(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
@@ -148,6 +198,16 @@ mod tests {
             Some("a\nb\nc\nd\ne")
         );
         assert_eq!(line("a\rb"), "a b");
+        assert_eq!(
+            unix_line_ends("a\r\r\nb\rc\u{c}d").as_deref(),
+            Some("a\nb\nc\nd")
+        );
+        assert_eq!(unix_line_ends("a\nb"), None);
+        // A bare U+009B (mojibake of `ś`) is dropped alone and keeps the line end after it.
+        assert_eq!(
+            layout("co\u{c5}\u{9b}\nKeyError").as_deref(),
+            Some("co\u{c5}\nKeyError")
+        );
         // A bare C1 string introducer (mojibake of a closing quote) is dropped alone; an unterminated OSC
         // ends with its line.
         assert_eq!(

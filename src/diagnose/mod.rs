@@ -234,9 +234,11 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
         || ev.signals.iter().any(|s| {
             s.reason.as_deref() == Some("Scheduled") || s.message.contains("Successfully assigned ")
         })
-        || hits
-            .iter()
-            .any(|h| matches!(h.finding.rule.gate, Gate::DeviceAdmission | Gate::Runtime));
+        // A program's own error (GW528) may be another Pod's log: it does not say this one was scheduled.
+        || hits.iter().any(|h| {
+            matches!(h.finding.rule.gate, Gate::DeviceAdmission | Gate::Runtime)
+                && h.finding.rule.id != "GW528"
+        });
     // The reporter's words: they say whose the GPUs are, or that the node does not advertise them.
     let said = |id: &str| hits.iter().any(|h| h.finding.rule.id == id);
     let (reported_busy, reported_unadvertised) = (said("GW132"), said("GW131") || said("GW137"));
@@ -267,6 +269,21 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
     }
     // A node block with no GPU (a control plane) beside a node that lists one says nothing of the plugin.
     hits.retain(|h| h.finding.rule.id != "GW136" || !lists_a_gpu(&h.signal.message));
+    // A program's own error is the log of a container that ran: not of a Pod shown Pending and never placed
+    // (the paste's log is another Pod's, as a head's beside its Pending worker).
+    let never_placed = ev
+        .pod
+        .as_ref()
+        .is_some_and(|p| p.phase.as_deref() == Some("Pending") && p.node_name.is_none())
+        || ev.signals.iter().any(|s| {
+            s.source == Some(SignalSource::PodStatus) && s.reason.as_deref() == Some("Pending")
+        });
+    if never_placed && !passed_scheduling {
+        for h in hits.iter().filter(|h| h.finding.rule.id == "GW528") {
+            unexplained.push((h.signal, h.signal.message.clone()));
+        }
+        hits.retain(|h| h.finding.rule.id != "GW528");
+    }
     let ctx = Context::new(ev);
     let mut causes = group(&hits, &ctx);
     // When live facts say more than the message, the facts decide (DESIGN §2).
@@ -2279,13 +2296,18 @@ fn pick_primary(causes: &[Cause], ctx: &Context) -> usize {
 }
 
 fn pick_by_gate(causes: &[Cause], ctx: &Context) -> usize {
-    // A program's own error (GW528) says only that some container ran: a paste that also holds a cause at
-    // another gate, or a GPU cause, is about what that cause stops (a worker Pending beside its head's log).
+    // A program's own error (GW528) says only that some container ran: a paste that also holds a cause at an
+    // earlier gate is about what that cause stops (a worker Pending beside its head's log). The reporter's
+    // words and findings that block nothing do not count.
     let weak = |i: usize| {
         causes[i].rule == Some("GW528")
             && causes.iter().any(|c| {
                 c.rule != Some("GW528")
-                    && (c.gate != Gate::Runtime || c.category != Category::Other)
+                    && matches!(
+                        c.gate,
+                        Gate::Admission | Gate::Scheduling | Gate::DeviceAdmission
+                    )
+                    && !matches!(c.category, Category::None | Category::Unknown)
             })
     };
     let late: Vec<usize> = (0..causes.len())
@@ -2314,6 +2336,9 @@ fn pick_by_gate(causes: &[Cause], ctx: &Context) -> usize {
                     && matches!(causes[i].category, Category::Unknown | Category::Other);
                 (
                     unexplained_crash,
+                    // A program's own error yields to any other cause at these gates (a GPU's Xid, an image
+                    // that cannot run on it), and explains a crash loop.
+                    causes[i].rule == Some("GW528"),
                     causes[i].category == Category::Other,
                     // The runtime's bare "OCI runtime create failed" yields to a GPU cause that says why.
                     is_fallback(&causes[i]) == 2,
@@ -2682,6 +2707,30 @@ mod tests {
         assert_eq!(d.gate, Gate::Scheduling);
         assert_eq!(d.causes.len(), 2);
         assert_eq!(d.causes[0].details["taint"], "nvidia.com/gpu=present");
+    }
+
+    #[test]
+    fn a_programs_own_error_does_not_beat_a_gpu_or_scheduling_cause() {
+        // vllm-project/vllm#15613's ValueError (GW528) beside a GPU shortfall, or beside GW517's Xid.
+        let own = Signal {
+            message: "ValueError: invalid literal for int() with base 10: 'tcp://10.43.1.39:8000'"
+                .into(),
+            ..Default::default()
+        };
+        let short = event(
+            "FailedScheduling",
+            "0/3 nodes are available: 3 Insufficient nvidia.com/gpu.",
+        );
+        let d = diagnose(&ev(vec![own.clone(), short]));
+        assert_eq!(d.primary, Category::InsufficientResource, "{d:?}");
+        let xid = Signal {
+            message: crate::rules::by_id("GW517").unwrap().example.into(),
+            ..Default::default()
+        };
+        let d = diagnose(&ev(vec![own.clone(), xid]));
+        assert_eq!(d.causes[0].rule, Some("GW517"), "{d:?}");
+        let d = diagnose(&ev(vec![own]));
+        assert_eq!(d.causes[0].rule, Some("GW528"), "{d:?}");
     }
 
     #[test]

@@ -111,10 +111,9 @@ fn read_text(input: &str) -> Evidence {
 
 /// Detects the format and reads the input into one Evidence per target.
 pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
-    // Line ends as Windows (CRLF) and old Macs or a progress bar's redraw (CR alone) write them.
-    let unix = input
-        .contains('\r')
-        .then(|| input.replace("\r\n", "\n").replace('\r', "\n"));
+    // Line ends as Windows (CRLF, or CRCRLF after a second text-mode write), old Macs or a progress bar's
+    // redraw (CR alone), and the other line and page breaks.
+    let unix = crate::sanitize::unix_line_ends(input);
     let input = unix.as_deref().unwrap_or(input);
     // A paste captured with a terminal's colours keeps its layout without them.
     let uncoloured = uncolour(input);

@@ -254,7 +254,33 @@ pub(super) fn read(input: &str) -> Evidence {
             }
         }
     }
+    settle_watched_rows(&mut ev.signals);
     ev
+}
+
+/// `kubectl get pods -w` prints a Pod's row again as it changes: a restarting row (`0/1 Running 3`) that a later
+/// row of the same Pod shows ready (`1/1 Running`) was a Pod still starting, not a crash loop.
+fn settle_watched_rows(signals: &mut [Signal]) {
+    let ready_later: Vec<bool> = (0..signals.len())
+        .map(|i| {
+            let s = &signals[i];
+            s.source == Some(SignalSource::PodStatus)
+                && s.kind.as_deref() == Some("Warning")
+                && s.reason.as_deref() == Some("Running")
+                && signals[i + 1..].iter().any(|t| {
+                    t.source == Some(SignalSource::PodStatus)
+                        && t.object == s.object
+                        && t.reason.as_deref() == Some("Running")
+                        && t.kind.as_deref() == Some("Normal")
+                })
+        })
+        .collect();
+    for (s, settled) in signals.iter_mut().zip(ready_later) {
+        if settled {
+            s.kind = Some("Normal".into());
+            s.message.clear();
+        }
+    }
 }
 
 /// What a pasted `kubectl logs` command reads: `$ kubectl logs -n ns pod -c ctr`, `oc logs -f pod/name`, `sudo
@@ -1231,6 +1257,18 @@ mod tests {
             assert_eq!(s.kind.as_deref(), Some("Normal"), "{l}");
             assert!(s.message.is_empty(), "{l}");
         }
+        // Watched until it turned ready: no crash loop.
+        let watched = read(
+            "NAME                   READY   STATUS    RESTARTS      AGE\nvllm-9f6768b85-ppsm8   0/1     Running   3 (40s ago)   9m\nvllm-9f6768b85-ppsm8   1/1     Running   3 (60s ago)   10m\n",
+        );
+        assert!(
+            watched
+                .signals
+                .iter()
+                .all(|s| s.kind.as_deref() == Some("Normal")),
+            "{:?}",
+            watched.signals
+        );
     }
 
     #[test]

@@ -281,7 +281,7 @@ fn matching(text: &str) -> Vec<usize> {
 fn workload_error(idx: usize, text: &str) -> Option<String> {
     static LINE_END: LazyLock<regex::Regex> = LazyLock::new(|| {
         regex::Regex::new(
-            r#"\s{2,}|\s(?:Traceback \(|File "|(?:ERROR|INFO|WARNING|DEBUG)\b|\[?\d{4}-\d\d-\d\d|[IWEF]\d{4} \d\d:|usage:)"#,
+            r#"\s{2,}|\s(?:Traceback \(|File "|(?:ERROR|INFO|WARNING|DEBUG)\b|\[?\d{4}-\d\d-\d\d|[IWEF]\d{4} \d\d:|usage:)|[.!?'")\]]\s+[A-Z\[]"#,
         )
         .expect("line end regex")
     });
@@ -294,9 +294,17 @@ fn workload_error(idx: usize, text: &str) -> Option<String> {
         .flatten()
         .find_map(|n| caps.get_group_by_name(n))?;
     let error = String::from_utf8_lossy(&text.as_bytes()[span.range()]);
+    // A sentence's end followed by a capital (the next line, joined) keeps its punctuation.
     let error = LINE_END
         .find(&error)
-        .map_or(&*error, |m| &error[..m.start()])
+        .map_or(&*error, |m| {
+            let keep = if m.as_str().starts_with(char::is_whitespace) {
+                0
+            } else {
+                1
+            };
+            &error[..m.start() + keep]
+        })
         .trim();
     let lower = error.to_ascii_lowercase();
     let names_gpu = [
@@ -314,7 +322,18 @@ fn workload_error(idx: usize, text: &str) -> Option<String> {
     ]
     .iter()
     .any(|w| lower.contains(w));
-    if names_gpu {
+    // CUDA running out of memory (or failing) in the same record is the failure; a later exception is its
+    // cleanup's.
+    let record = text.to_ascii_lowercase();
+    let gpu_failed = [
+        "outofmemoryerror",
+        "cuda out of memory",
+        "cuda error",
+        "no cuda gpus",
+    ]
+    .iter()
+    .any(|w| record.contains(w));
+    if names_gpu || gpu_failed {
         return None;
     }
     Some(match error.char_indices().nth(200) {

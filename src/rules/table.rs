@@ -4378,7 +4378,7 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Runtime,
         looks_at: "BackOff event, container waiting reason CrashLoopBackOff, a `get pods` row that is Running but not ready after three restarts or more",
-        pattern: r"Back-off(?: \S+)? restarting failed container|\bCrashLoopBackOff\b|^BackOff$|\s0/[1-9]\d* Running (?:[3-9]|[1-9]\d+)\b",
+        pattern: r"Back-off(?: \S+)? restarting failed container|\bCrashLoopBackOff\b|^BackOff$|^(?:[\w.-]+ )?(?:pod/)?[\w.-]+ 0/[1-9]\d* Running (?:[3-9]|[1-9]\d+)(?: \([\w.]+ ago\))? [\w.]+(?: \S+){0,5}$",
         summary: "the container starts and then exits repeatedly",
         explanation: doc!(
             "The container ran and exited; the kubelet is backing off restarts. The GPU gates were passed.",
@@ -4948,7 +4948,7 @@ pub static RULES: &[Rule] = &[
         pattern: r"(?:^|\s)(?P<error>(?:[\w.]+\.)?(?:Value|Key|Type|Attribute|Name|Syntax|Indentation|ModuleNotFound|JSONDecode|Index|ZeroDivision|UnboundLocal|Validation)Error: [^\n]+)|(?:^|\s)[\w.-]+: error: (?P<error_alt>(?:unrecognized arguments|argument --?[\w-]+|the following arguments are required)[^\n]*)|\b(?P<error_alt2>\d+ validation errors? for \w+)|(?:^|\s)Error: (?P<error_alt3>(?:Invalid value for|No such option|Missing option|Got unexpected extra argument)[^\n]*)",
         summary: "the workload started and stopped on its own error ({error}): the GPU stack let it run, so the fix is in its program, its arguments or its configuration",
         explanation: doc!(
-            "The container ran: the scheduler placed it, the device plugin gave it its GPUs and the runtime started it. Then the program itself stopped on an error of its own making (a Python exception such as `ValueError` or `KeyError`, its argument parser refusing a flag, its configuration failing validation), and the kubelet restarts it (CrashLoopBackOff). No GPU gate is involved, though such errors often name the GPU (a data type it does not support, memory settings).",
+            "The container ran: the scheduler placed it, the device plugin gave it its GPUs and the runtime started it. Then the program itself stopped on an error of its own making (a Python exception such as `ValueError` or `KeyError`, its argument parser refusing a flag, its configuration failing validation), and the kubelet restarts it (CrashLoopBackOff). No GPU gate is involved. (An error that names the GPU, CUDA or the device, or a record that also reports CUDA running out of memory, is left to the other rules: it may be the GPU's doing.)",
             "The image and its arguments do not agree (a flag an upgraded server removed, a model its version cannot load), an environment variable holds what the program does not expect (Kubernetes sets `<SERVICE>_PORT=tcp://…` for every Service, which breaks a program that reads its own `…_PORT`), or the configuration names a value the program does not know.",
             "Read the exception and the lines above it, then fix the arguments, the environment or the configuration, or pin the image to a version that accepts them.",
         ),

@@ -119,8 +119,8 @@ fn first_primary(ds: &[Diagnosis]) -> String {
 
 /// Every real paste and every input format, mangled as tickets and terminals mangle them: cut short at eight
 /// places; salted with escape sequences, controls and invisible characters (also at the start of every JSON or
-/// YAML value, in every object name, and behind a line that makes the paste look like JSON); with CRLF or CR-only
-/// line ends; with one line dropped; with its case flipped. No reader, rule or renderer panics, and nothing
+/// YAML value, in every object name, and behind a line that makes the paste look like JSON); with CRLF, CRCRLF or
+/// CR-only line ends; with one line dropped; with its case flipped. No reader, rule or renderer panics, and nothing
 /// `hidden` reaches any format. A paste salted only with what the readers remove, or re-ended, reads as before.
 #[test]
 fn mangled_real_pastes_never_panic_nor_leak_controls() {
@@ -179,6 +179,7 @@ fn mangled_real_pastes_never_panic_nor_leak_controls() {
             salted.clone(),
             text.replace('\n', "\r\n"),
             text.replace('\n', "\r"),
+            text.replace('\n', "\r\r\n"),
         ];
         let mut mangled: Vec<String> = same.to_vec();
         for k in 1..8 {
