@@ -60,7 +60,9 @@ pub fn unix_line_ends(s: &str) -> Option<String> {
             '\r' | '\u{85}' | '\u{2028}' | '\u{2029}' | '\u{b}' | '\u{c}'
         )
     };
-    if !s.contains(breaks) {
+    // A byte scan first: an 85 MiB EventList has none of them.
+    let ascii_break = s.bytes().any(|b| matches!(b, b'\r' | 0x0b | 0x0c));
+    if !ascii_break && (s.is_ascii() || !s.contains(['\u{85}', '\u{2028}', '\u{2029}'])) {
         return None;
     }
     let mut out = String::with_capacity(s.len());

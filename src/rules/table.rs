@@ -4378,7 +4378,7 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Runtime,
         looks_at: "BackOff event, container waiting reason CrashLoopBackOff, a `get pods` row that is Running but not ready after three restarts or more",
-        pattern: r"Back-off(?: \S+)? restarting failed container|\bCrashLoopBackOff\b|^BackOff$|^(?:[\w.-]+ )?(?:pod/)?[\w.-]+ 0/[1-9]\d* Running (?:[3-9]|[1-9]\d+)(?: \([\w.]+ ago\))? [\w.]+(?: \S+){0,5}$",
+        pattern: r"Back-off(?: \S+)? restarting failed container|\bCrashLoopBackOff\b|^BackOff$|^(?:[\w.-]+ )?(?:pod/)?[\w.-]+ 0/[1-9]\d* Running (?:[3-9]|[1-9]\d+)\b",
         summary: "the container starts and then exits repeatedly",
         explanation: doc!(
             "The container ran and exited; the kubelet is backing off restarts. The GPU gates were passed.",
