@@ -237,7 +237,7 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
         // A program's own error (GW528) may be another Pod's log: it does not say this one was scheduled.
         || hits.iter().any(|h| {
             matches!(h.finding.rule.gate, Gate::DeviceAdmission | Gate::Runtime)
-                && h.finding.rule.id != "GW528"
+                && h.finding.rule.id != crate::rules::WORKLOAD_ERROR
         });
     // The reporter's words: they say whose the GPUs are, or that the node does not advertise them.
     let said = |id: &str| hits.iter().any(|h| h.finding.rule.id == id);
@@ -279,10 +279,13 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
             s.source == Some(SignalSource::PodStatus) && s.reason.as_deref() == Some("Pending")
         });
     if never_placed && !passed_scheduling {
-        for h in hits.iter().filter(|h| h.finding.rule.id == "GW528") {
+        for h in hits
+            .iter()
+            .filter(|h| h.finding.rule.id == crate::rules::WORKLOAD_ERROR)
+        {
             unexplained.push((h.signal, h.signal.message.clone()));
         }
-        hits.retain(|h| h.finding.rule.id != "GW528");
+        hits.retain(|h| h.finding.rule.id != crate::rules::WORKLOAD_ERROR);
     }
     let ctx = Context::new(ev);
     let mut causes = group(&hits, &ctx);
@@ -2300,9 +2303,9 @@ fn pick_by_gate(causes: &[Cause], ctx: &Context) -> usize {
     // earlier gate is about what that cause stops (a worker Pending beside its head's log). The reporter's
     // words and findings that block nothing do not count.
     let weak = |i: usize| {
-        causes[i].rule == Some("GW528")
+        causes[i].rule == Some(crate::rules::WORKLOAD_ERROR)
             && causes.iter().any(|c| {
-                c.rule != Some("GW528")
+                c.rule != Some(crate::rules::WORKLOAD_ERROR)
                     && matches!(
                         c.gate,
                         Gate::Admission | Gate::Scheduling | Gate::DeviceAdmission
@@ -2338,7 +2341,7 @@ fn pick_by_gate(causes: &[Cause], ctx: &Context) -> usize {
                     unexplained_crash,
                     // A program's own error yields to any other cause at these gates (a GPU's Xid, an image
                     // that cannot run on it), and explains a crash loop.
-                    causes[i].rule == Some("GW528"),
+                    causes[i].rule == Some(crate::rules::WORKLOAD_ERROR),
                     causes[i].category == Category::Other,
                     // The runtime's bare "OCI runtime create failed" yields to a GPU cause that says why.
                     is_fallback(&causes[i]) == 2,

@@ -19,6 +19,10 @@ use serde::Serialize;
 
 pub use table::RULES;
 
+/// The rule for a program's own error (GW528): it says that some container ran, not which one, so the
+/// diagnosis weighs it after every other cause and never gives it to a Pod that was not placed.
+pub const WORKLOAD_ERROR: &str = "GW528";
+
 /// Whether a rule reads the reporter's own words, not a component's message.
 pub fn is_hearsay(id: &str) -> bool {
     table::HEARSAY.contains(&id)
@@ -270,7 +274,7 @@ fn matching(text: &str) -> Vec<usize> {
     found
         .into_iter()
         .filter(|&i| counts_agree(i, text))
-        .filter(|&i| RULES[i].id != "GW528" || workload_error(i, text).is_some())
+        .filter(|&i| RULES[i].id != WORKLOAD_ERROR || workload_error(i, text).is_some())
         .collect()
 }
 
@@ -418,7 +422,7 @@ fn captures_of(idx: usize, text: &str) -> Option<Match> {
     if !caps.is_match() {
         return None;
     }
-    let captures = re
+    let mut captures = re
         .group_info()
         .pattern_names(PatternID::ZERO)
         .flatten()
@@ -434,8 +438,7 @@ fn captures_of(idx: usize, text: &str) -> Option<Match> {
         })
         .filter(|(_, v)| !v.is_empty())
         .collect::<BTreeMap<String, String>>();
-    let mut captures = captures;
-    if RULES[idx].id == "GW528" {
+    if RULES[idx].id == WORKLOAD_ERROR {
         captures.insert("error".into(), workload_error(idx, text)?);
     }
     Some(Match {
