@@ -52,16 +52,21 @@ pub fn run_text(config: &Config, input: &str, what: &str, out: &mut dyn Write) -
     Ok(Outcome::of(&diagnoses))
 }
 
+/// Compiles the rule set and the FitError reader on another core, so that it is ready by the time the
+/// input is read or the cluster has answered (compiling it is most of a short run). `main` calls it first.
+pub fn warm_in_background() {
+    // A thread the OS refuses (a pids limit) is no error: the patterns then compile where first used.
+    let _ = std::thread::Builder::new().spawn(|| {
+        rules::warm();
+        fiterror::warm();
+    });
+}
+
 /// Runs live mode: connect, collect (bounded by the request timeout), diagnose, render.
 pub async fn run_live(config: &Config, out: &mut dyn Write) -> Result<Outcome> {
     let Mode::Live { target, kube } = &config.mode else {
         return run_local(config, out);
     };
-    // The patterns compile on another core while the requests are in flight.
-    std::thread::spawn(|| {
-        rules::warm();
-        fiterror::warm();
-    });
     let work = async {
         let (client, namespace) = collect::client::connect(kube).await?;
         collect::collect(&client, &namespace, target).await
