@@ -3414,7 +3414,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "container log (CUDA program, `nvidia-smi`, GPU Operator cuda-validation)",
-        pattern: r"no CUDA-capable device is detected|\bcuInit failed: ?100\b|(?:^|\bnvidia-smi(?: -L)? )No devices were found$",
+        pattern: r"no CUDA-capable device is detected|\bcuInit failed: ?100\b|(?:^|\bnvidia-smi\b.*?\s)No devices were found$",
         summary: "the container finds no GPU (CUDA or `nvidia-smi`): the runtime did not put the GPU's device nodes into it",
         explanation: doc!(
             "The container starts and its CUDA program (or `nvidia-smi`) finds no device. The Pod was meant to get a GPU, but the container holds no usable `/dev/nvidia*` device.",
