@@ -106,7 +106,8 @@ pub static CATCH_ALL: &[&str] = &[
 /// runc error is the NVIDIA hook refusing to run without the nvidia runtime (GW418 would only say runc failed); GW448
 /// says the program not found is the NVIDIA toolkit's, on the node (GW416 would call it the image's command); GW167
 /// says the plugin that cannot start has no device minor number from NVML, as under WSL2 (GW145 would only say it
-/// cannot start).
+/// cannot start); GW529 says HAMi-core's failed allocation is CUDA's out-of-memory code (GW439 would only say the
+/// library failed).
 pub static REFINES: &[(&str, &str)] = &[
     ("GW146", "GW105"),
     ("GW151", "GW145"),
@@ -128,6 +129,7 @@ pub static REFINES: &[(&str, &str)] = &[
     ("GW442", "GW414"),
     ("GW446", "GW418"),
     ("GW448", "GW416"),
+    ("GW529", "GW439"),
 ];
 
 /// Rules that read the reporter's own words (or the manifests they pasted) in a ticket, not a component's
@@ -142,7 +144,7 @@ pub static HEARSAY: &[&str] = &["GW131", "GW132", "GW137", "GW138", "GW603"];
 pub static COMPONENT_LOG: &[&str] = &[
     "GW122", "GW123", "GW124", "GW127", "GW128", "GW133", "GW139", "GW140", "GW142", "GW143",
     "GW144", "GW145", "GW147", "GW148", "GW149", "GW150", "GW151", "GW152", "GW153", "GW154",
-    "GW155", "GW164", "GW165", "GW166", "GW167", "GW169", "GW170",
+    "GW155", "GW164", "GW165", "GW166", "GW167", "GW169", "GW170", "GW172",
 ];
 
 pub static RULES: &[Rule] = &[
@@ -1241,12 +1243,12 @@ pub static RULES: &[Rule] = &[
         name: "device-plugin-panicked",
         category: C::DevicePlugin,
         gate: G::Scheduling,
-        looks_at: "a device plugin Pod's log (a Go panic and its stack)",
-        pattern: r"\bgoroutine \d+ \[running\]:\s+(?:\S+\s+){0,12}?\S*(?:device-?plugin|GetDevices\(|ListAndWatch\()",
+        looks_at: "a device plugin Pod's log, or the log of the agent that reports the node's GPUs for a scheduler (Koordinator's koordlet): a Go panic and its stack",
+        pattern: r"\bgoroutine \d+ \[running\]:\s+(?:\S+\s+){0,16}?\S*(?:device-?plugin|GetDevices\(|ListAndWatch\(|koordlet/statesinformer\.\(\*statesInformer\)\.updateDevice)",
         summary: "the device plugin crashed with a Go panic, so until it runs its node advertises no GPU",
         explanation: doc!(
             "The device plugin's process panicked: the Go runtime printed `panic:` and the stack of the plugin's code, and the container exited. The kubelet restarts it (CrashLoopBackOff); while it is down the node advertises none of its devices, so GPU Pods stay Pending or are rejected at admission.",
-            "A bug in the plugin on this node's devices, or a device or driver query the plugin did not expect to fail (NVML `Unknown Error`, a card with fewer functions than configured).",
+            "A bug in the plugin on this node's devices, or a device or driver query the plugin did not expect to fail (NVML `Unknown Error`, a card with fewer functions than configured). Koordinator's koordlet, which reports a node's GPUs to its scheduler, panics the same way while it sorts them.",
             "Read the panic's first line and the plugin's log just above it, fix the device or configuration it names, or run a plugin version that handles it; then restart the plugin Pod.",
         ),
         next: &[Next {
@@ -2022,6 +2024,25 @@ pub static RULES: &[Rule] = &[
         example: "pod didn't trigger scale-up (it wouldn't fit if a new node is added): 1 in backoff after failed scale-up",
         example_source: "https://github.com/cortexlabs/cortex/issues/1685",
         near_miss: "pod didn't trigger scale-up (it wouldn't fit if a new node is added)",
+    },
+    Rule {
+        id: "GW172",
+        name: "device-plugin-scan-failed",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "a device plugin's log (Intel's plugins framework: GPU, FPGA, QAT, DSA; Xilinx's FPGA plugin)",
+        pattern: r#"\bDevice scan failed: (?P<why>[^\n\x22]+?)(?:\s+(?:main\.|github\.com/)|\\n|\x22|$)|\bError to get FPGA devices: (?P<why_alt>[^\n\x22]+?)(?:\s*\\n|\x22|$)"#,
+        summary: "the device plugin cannot list the node's devices ({why}), so the node advertises none of them",
+        explanation: doc!(
+            "The device plugin scans the node for its devices (under `/sys` and `/dev`) before it registers them with the kubelet, and then again on every change. The scan failed, so the plugin registers nothing (or keeps failing and restarting) and the node advertises no such resource: Pods that request it stay Pending.",
+            "The device is in a state or configuration the plugin does not support (an FPGA split into SR-IOV virtual functions without its management function, an FPGA image not loaded), its kernel driver is missing or older than the plugin expects, or the plugin does not have the host's `/sys` and `/dev` mounted.",
+            "Read the reason in the message, check the device's kernel driver and its entries under `/sys` on the node, and configure the device the way the plugin's documentation requires; then restart the plugin's Pod.",
+        ),
+        next: &[PLUGIN_PODS, NODES_GPU],
+        fix: None,
+        example: "FPGA device plugin (OPAE) started in af mode\nDevice scan failed: intel-fpga-dev.1: AFU without corresponding FME found\nmain.(*devicePlugin).scanFPGAs\n        /intel-device-plugins-for-kubernetes/cmd/fpga_plugin/fpga_plugin.go:296",
+        example_source: "https://github.com/intel/intel-device-plugins-for-kubernetes/issues/372",
+        near_miss: "time=\"2019-12-18T03:03:12Z\" level=info msg=\"Starting FS watcher.\"",
     },
     Rule {
         id: "GW201",
@@ -4349,6 +4370,36 @@ pub static RULES: &[Rule] = &[
         near_miss: "docker: Error response from daemon: error gathering device information while adding custom device \"/dev/dri\": no such file or directory.",
     },
     Rule {
+        id: "GW455",
+        name: "kata-gpu-hotplug-failed",
+        category: C::RuntimeHook,
+        gate: G::Runtime,
+        looks_at: "the runtime's error when a container under Kata Containers is created with a VFIO device (`ctr`, the kubelet's Failed event)",
+        pattern: r#"\bFailed to hotplug device &\{ID:vfio-[^\n]*?\breason: (?:Error from device manager: )?(?P<why>[\w()]+)|\bFailed to hotplug device &\{ID:vfio-|\bfailed to add VFIO passthrough device: (?P<why_alt>[\w()]+)"#,
+        summary: "the Kata runtime could not hot-plug the passed-through GPU into the Pod's VM ({why|the hypervisor refused the VFIO device})",
+        explanation: doc!(
+            "Under Kata Containers the GPU is bound to `vfio-pci` on the node and passed into the VM that runs the Pod; for a container created after the VM, the runtime hot-plugs it. The hypervisor (QEMU, Cloud Hypervisor, Dragonball) refused the VFIO device, so the container was not created.",
+            "Hot-plugging PCI devices is off in the runtime's configuration (`pci_hotplug_enabled`, `hotplug_vfio_on_root_bus`), the hypervisor cannot map the device's memory (a second GPU in the same IOMMU domain, a large BAR that the VM has no room for), or the GPU's IOMMU group also holds devices that are not bound to `vfio-pci`.",
+            "Read the reason, then cold-plug the GPU instead (`cold_plug_vfio` in the Kata configuration), enable PCI hot-plug with enough root ports, or pass GPUs in separate IOMMU groups; check `lspci -nnk` for the driver each GPU is bound to.",
+        ),
+        next: &[
+            Next {
+                command: "lspci -nnk -d 10de:; ls /dev/vfio",
+                place: Node,
+                why: "check that the GPUs are bound to vfio-pci and see their IOMMU groups",
+            },
+            Next {
+                command: "grep -n -e hotplug -e cold_plug -e pcie_root_port /opt/kata/share/defaults/kata-containers/*.toml",
+                place: Node,
+                why: "see how the Kata configuration attaches VFIO devices",
+            },
+        ],
+        fix: None,
+        example: "ctr: failed to create shim task: Others(\"failed to handle message create container\\n\\nCaused by:\\n    0: create\\n    1: do handle device\\n    2: failed to add deivce\\n    3: add vfio device\\n    4: insert host device failed\\n    5: Failed to insert host device HostDeviceConfig { hostdev_id: \\\"vfio_device_0\\\", sysfs_path: \\\"/sys/bus/pci/devices/0000:45:00.0\\\", dev_config: VfioPciDeviceConfig { bus_slot_func: \\\"45:00.0\\\", vendor_device_id: 368578782, guest_dev_id: Some(1), clique_id: None } }\\n    6: failed to add VFIO passthrough device: VfioDeviceMgr(InvalidOperation)\\n    7: failure in device manager while managing VFIO device, InvalidOperation\\n    8: invalid device manager operation\"): unknown)",
+        example_source: "https://github.com/kata-containers/kata-containers/issues/9129",
+        near_miss: "$ sudo ctr run --runtime \"io.containerd.kata.v2\"  --device /dev/vfio/35 --device /dev/vfio/36  --rm -t --net-host ghcr.io/jeffreymeng/test-bench:v2-torch test nvidia-smi",
+    },
+    Rule {
         id: "GW501",
         name: "image-pull-failed",
         category: C::Other,
@@ -4686,11 +4737,11 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Runtime,
         looks_at: "the container's log (a CUDA or PyTorch error at the first kernel launch)",
-        pattern: r"\bno kernel image is available for execution on the device\b",
-        summary: "the image's CUDA code is not built for this GPU's architecture (a GPU newer than the framework build), so its kernels cannot run",
+        pattern: r"\bno kernel image is available for execution on the device\b|\bHIP error: invalid device function\b",
+        summary: "the image's GPU code (CUDA or ROCm) is not built for this GPU's architecture (a GPU newer than the framework build), so its kernels cannot run",
         explanation: doc!(
-            "The container reached the GPU, but the CUDA code in the image (PyTorch, a model server, a custom kernel) contains no binary for this GPU's compute capability and no PTX the driver could compile for it, so the first kernel launch fails.",
-            "The framework build predates the GPU: a Blackwell (sm_100, sm_120) or Hopper (sm_90) GPU under a PyTorch or CUDA build made for older architectures; or the image was built with a narrow `TORCH_CUDA_ARCH_LIST`.",
+            "The container reached the GPU, but the CUDA code in the image (PyTorch, a model server, a custom kernel) contains no binary for this GPU's compute capability and no PTX the driver could compile for it, so the first kernel launch fails. ROCm says the same of an AMD GPU whose `gfx` target the build left out (`HIP error: invalid device function`).",
+            "The framework build predates the GPU: a Blackwell (sm_100, sm_120) or Hopper (sm_90) GPU under a PyTorch or CUDA build made for older architectures; or the image was built with a narrow `TORCH_CUDA_ARCH_LIST` (for ROCm, `PYTORCH_ROCM_ARCH`; an integrated Radeon that ROCm's builds do not target).",
             "Use an image built with a CUDA version and architecture list that include the GPU (for Blackwell, CUDA 12.8 or later builds), or rebuild with the GPU's compute capability. The node, driver and device plugin need no change.",
         ),
         next: &[Next {
@@ -5028,6 +5079,36 @@ pub static RULES: &[Rule] = &[
         example: "ValueError: invalid literal for int() with base 10: 'tcp://10.43.1.39:8000'",
         example_source: "https://github.com/vllm-project/vllm/issues/15613",
         near_miss: "RuntimeError: CUDA error: no kernel image is available for execution on the device",
+    },
+    Rule {
+        id: "GW529",
+        name: "gpu-out-of-memory",
+        category: C::Other,
+        gate: G::Runtime,
+        looks_at: "the container's log (PyTorch's allocator, HAMi-core's allocator in a shared GPU)",
+        pattern: r"\bCUDA out of memory\. Tried to allocate (?P<size>\d+(?:\.\d+)? [KMGT]iB)|\bcuMemoryAllocate failed res=2\b",
+        summary: "the workload ran on the GPU and ran out of its memory (asking for {size|more}): the model or batch does not fit the GPU (or its share), which no Kubernetes setting changes",
+        explanation: doc!(
+            "The Pod was scheduled, given its GPU and started; the program then asked CUDA for more GPU memory than was free, and the allocation failed (`CUDA out of memory`, or `res=2`, CUDA's out-of-memory code, from HAMi-core's allocator in a shared GPU). The GPU gates all passed.",
+            "The model, its context length or the batch needs more memory than the GPU has (a 16 GB card for a model that needs more), other processes on the same GPU hold part of it (time-slicing, MPS, a leftover process), or a shared GPU's memory limit is smaller than the program assumes.",
+            "Use a GPU with more memory or more GPUs (tensor parallelism), or make the workload smaller (a quantised model, a shorter context, a smaller batch, a lower memory fraction such as vLLM's `--gpu-memory-utilization`); where the GPU is shared, raise the Pod's GPU-memory share.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl logs {pod} -n {namespace} --previous --tail=50",
+                place: Cluster,
+                why: "read how much memory the program asked for and how much was free",
+            },
+            Next {
+                command: "nvidia-smi --query-gpu=name,memory.total,memory.used --format=csv; nvidia-smi --query-compute-apps=pid,used_memory --format=csv",
+                place: Node,
+                why: "see the GPU's memory and the processes holding it",
+            },
+        ],
+        fix: None,
+        example: "[HAMI-core ERROR (pid:7 thread=140360328144640 allocator.c:115)]: cuMemoryAllocate failed res=2",
+        example_source: "https://github.com/Project-HAMi/HAMi/issues/585",
+        near_miss: "[HAMI-core ERROR (pid:565 thread=140267266266944 multiprocess_memory_limit.c:831)]: Illegal device id: 850725928",
     },
     Rule {
         id: "GW602",
