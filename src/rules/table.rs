@@ -1029,8 +1029,8 @@ pub static RULES: &[Rule] = &[
         name: "node-advertises-no-gpu",
         category: C::DevicePlugin,
         gate: G::Scheduling,
-        looks_at: "kubectl describe node (Capacity, Allocatable) or get node -o yaml (allocatable, capacity), or a custom-columns or jsonpath listing of a node's GPU (Intel's `{.metadata.name} i915: {…allocatable.gpu\\.intel\\.com/i915}`)",
-        pattern: r"\bCapacity:(?:(?: [a-z][\w.-]*: \S+){3,16} Allocatable:|(?: [a-z][\w.-]*: \S+){2,15} pods: \d+$)|^Allocatable:(?: [a-z][\w.-]*: \S+){3,16}$|custom-columns=\S*?status\.(?:allocatable|capacity)\.\S*?gpu\S* (?:\S+ ){0,2}?NAME [A-Z()_-]+ (?:\S+ <?none>? )*\S+ <?none>?$|^NAME [A-Z()_-]*GPUS? (?:[\w.-]+ \\?<none\\?> ?)+$|\bmap\[(?:[a-z][\w.-]*:\S+ ){3,16}pods:\d+\]|(?:^|\}\x22? )[a-z0-9][\w.-]* (?:i915|xe):(?: 0)?$|\bAllocated/Total GPU Memory In Cluster: 0/0 \(0%\)|\ballocatable:(?: [a-z][\w.-]*: \S+){1,15} pods: \x22\d+\x22 capacity:(?: [a-z][\w.-]*: \S+){1,15} pods: \x22\d+\x22",
+        looks_at: "kubectl describe node (Capacity, Allocatable) or get node -o yaml (allocatable, capacity), or a custom-columns or jsonpath listing of a node's GPU (Intel's `{.metadata.name} i915: {…allocatable.gpu\\.intel\\.com/i915}`, or its NPU's `accel:`)",
+        pattern: r"\bCapacity:(?:(?: [a-z][\w.-]*: \S+){3,16} Allocatable:|(?: [a-z][\w.-]*: \S+){2,15} pods: \d+$)|^Allocatable:(?: [a-z][\w.-]*: \S+){3,16}$|custom-columns=\S*?status\.(?:allocatable|capacity)\.\S*?gpu\S* (?:\S+ ){0,2}?NAME [A-Z()_-]+ (?:\S+ <?none>? )*\S+ <?none>?$|^NAME [A-Z()_-]*GPUS? (?:[\w.-]+ \\?<none\\?> ?)+$|\bmap\[(?:[a-z][\w.-]*:\S+ ){3,16}pods:\d+\]|(?:^|\}\x22? )[a-z0-9][\w.-]* (?:i915|xe|accel):(?: 0)?(?: (?:i915|xe|accel):(?: 0)?)*$|\bAllocated/Total GPU Memory In Cluster: 0/0 \(0%\)|\ballocatable:(?: [a-z][\w.-]*: \S+){1,15} pods: \x22\d+\x22 capacity:(?: [a-z][\w.-]*: \S+){1,15} pods: \x22\d+\x22",
         summary: "the node's capacity lists no GPU resource at all: no device plugin has registered one on it",
         explanation: doc!(
             "The node's `Capacity` holds only cpu, memory, storage, hugepages and Pod slots: no extended resource such as `nvidia.com/gpu`. The kubelet advertises a GPU only after a device plugin registers it, so the scheduler sees no GPU on this node.",
@@ -2319,7 +2319,7 @@ pub static RULES: &[Rule] = &[
         category: C::InvalidSpec,
         gate: G::Admission,
         looks_at: "apiserver reply to create, FailedCreate event on the owner",
-        pattern: r#"(?s)denied the request:.*?(?:(?P<resource>(?:nvidia\.com|amd\.com|gpu\.intel\.com|habana\.ai)/[A-Za-z0-9_.-]+)|\bgpus?(?:[^\w-]|$))|webhook \\?"[^"\\]*(?:gpu|hami)[^"\\]*\\?" denied the request|\[denied by autogke-(?:gpu-limitation|pod-limit-constraints)\]|GPU-using init containers are not supported"#,
+        pattern: r#"(?s)denied the request:.*?(?:(?P<resource>(?:nvidia\.com|amd\.com|gpu\.intel\.com|fpga\.intel\.com|habana\.ai)/[A-Za-z0-9_.-]+)|\bgpus?(?:[^\w-]|$))|webhook \\?"[^"\\]*(?:gpu|hami|fpga)[^"\\]*\\?" denied the request|\[denied by autogke-(?:gpu-limitation|pod-limit-constraints)\]|GPU-using init containers are not supported"#,
         summary: "an admission webhook or policy rejected how the pod asks for the GPU",
         explanation: doc!(
             "A validating webhook or policy engine refused the object, and its reason is about the GPU part of the spec: the GPU request or limit, a GPU toleration, or the GPU scheduler's own job fields.",
@@ -5109,6 +5109,36 @@ pub static RULES: &[Rule] = &[
         example: "[HAMI-core ERROR (pid:7 thread=140360328144640 allocator.c:115)]: cuMemoryAllocate failed res=2",
         example_source: "https://github.com/Project-HAMi/HAMi/issues/585",
         near_miss: "[HAMI-core ERROR (pid:565 thread=140267266266944 multiprocess_memory_limit.c:831)]: Illegal device id: 850725928",
+    },
+    Rule {
+        id: "GW530",
+        name: "vgpu-unlicensed",
+        category: C::Other,
+        gate: G::Runtime,
+        looks_at: "`nvidia-smi -q` in a vGPU guest (its licence status), or the guest's `nvidia-gridd` log",
+        pattern: r"\bLicense Status\s*: Unlicensed\b|\bnvidia-gridd(?:\[\d+\])?: Failed to acquire license\b",
+        summary: "the node's vGPU holds no NVIDIA licence: it runs, but the vGPU software limits it (throttled, then CUDA refused) until the guest gets a licence",
+        explanation: doc!(
+            "The node is a virtual machine with an NVIDIA vGPU (or a passed-through GPU under NVIDIA's vGPU software). Its licence daemon, `nvidia-gridd`, has no licence from the licence server, so the driver runs unlicensed: the GPU works at first, then its performance is cut and, after a while, CUDA is refused. Kubernetes sees a working GPU; the Pods get slow or fail inside.",
+            "The guest's `gridd.conf` names no licence server, the server (DLS or CLS) cannot be reached, its client token is missing or expired, or the server has no free licence of the kind the profile needs (Virtual Compute Server for compute).",
+            "Configure the licence in the guest (the GPU Operator takes it from its `licensingConfig` ConfigMap), check that the licence server is reachable, and read `nvidia-smi -q | grep -A2 -i license` until it says Licensed.",
+        ),
+        next: &[
+            Next {
+                command: "nvidia-smi -q | grep -i -A2 license",
+                place: Node,
+                why: "read the vGPU's licence status",
+            },
+            Next {
+                command: "journalctl -u nvidia-gridd --since -1h | tail -20",
+                place: Node,
+                why: "read why the licence daemon could not get a licence",
+            },
+        ],
+        fix: None,
+        example: "    vGPU Software Licensed Product\n        Product Name                      : NVIDIA Virtual Compute Server\n        License Status                    : Unlicensed",
+        example_source: "https://github.com/NVIDIA/gpu-operator/issues/220",
+        near_miss: "Oct 12 17:22:37 xxxxxxxxxx nvidia-gridd: Failed to update local trusted store - Maximum buffer size exceeded",
     },
     Rule {
         id: "GW602",
