@@ -144,7 +144,7 @@ pub static HEARSAY: &[&str] = &["GW131", "GW132", "GW137", "GW138", "GW603"];
 pub static COMPONENT_LOG: &[&str] = &[
     "GW122", "GW123", "GW124", "GW127", "GW128", "GW133", "GW139", "GW140", "GW142", "GW143",
     "GW144", "GW145", "GW147", "GW148", "GW149", "GW150", "GW151", "GW152", "GW153", "GW154",
-    "GW155", "GW164", "GW165", "GW166", "GW167", "GW169", "GW170", "GW172",
+    "GW155", "GW164", "GW165", "GW166", "GW167", "GW169", "GW170", "GW172", "GW173",
 ];
 
 pub static RULES: &[Rule] = &[
@@ -2043,6 +2043,36 @@ pub static RULES: &[Rule] = &[
         example: "FPGA device plugin (OPAE) started in af mode\nDevice scan failed: intel-fpga-dev.1: AFU without corresponding FME found\nmain.(*devicePlugin).scanFPGAs\n        /intel-device-plugins-for-kubernetes/cmd/fpga_plugin/fpga_plugin.go:296",
         example_source: "https://github.com/intel/intel-device-plugins-for-kubernetes/issues/372",
         near_miss: "time=\"2019-12-18T03:03:12Z\" level=info msg=\"Starting FS watcher.\"",
+    },
+    Rule {
+        id: "GW173",
+        name: "vfio-manager-bind-failed",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "the GPU Operator's nvidia-vfio-manager Pod log (`vfio-manage.sh`), for GPUs passed through to virtual machines or Kata",
+        pattern: r"\bvfio-manage\.sh: line \d+: echo: write error: (?P<why>[A-Za-z][\w ]*[a-z])",
+        summary: "the GPU Operator's vfio-manager cannot bind the GPU to vfio-pci ({why}), so no GPU is offered for passthrough (VMs, Kata) on the node",
+        explanation: doc!(
+            "For GPUs passed through to virtual machines (KubeVirt) or to Kata Containers, the GPU Operator's vfio-manager unbinds each GPU from its driver and binds it to `vfio-pci`, writing to the device's `driver_override` and the driver's `bind` file under `/sys`. The kernel refused that write, so the GPU is not bound, the sandbox device plugin offers nothing and the Pod that asks for the passed-through GPU stays Pending.",
+            "The IOMMU is off (no `intel_iommu=on`/`amd_iommu=on`, or the node is itself a VM without a virtual IOMMU or nested virtualisation), the `vfio-pci` module is not loaded, or another driver still holds the GPU.",
+            "Enable the IOMMU in the firmware and on the kernel command line (on a cloud VM, choose a shape that supports nested virtualisation or use containers without passthrough), load `vfio-pci`, and restart the vfio-manager Pod.",
+        ),
+        next: &[
+            Next {
+                command: "dmesg | grep -i -e DMAR -e IOMMU | head; ls /sys/kernel/iommu_groups | wc -l",
+                place: Node,
+                why: "see whether the IOMMU is on (no groups: it is off)",
+            },
+            Next {
+                command: "lspci -nnk -d 10de:",
+                place: Node,
+                why: "see which driver holds each GPU",
+            },
+        ],
+        fix: None,
+        example: "binding device 0000:00:06.0\n/bin/vfio-manage.sh: line 113: echo: write error: Invalid argument",
+        example_source: "https://github.com/kata-containers/kata-containers/issues/10753",
+        near_miss: "binding device 0000:00:06.0",
     },
     Rule {
         id: "GW201",
