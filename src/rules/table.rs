@@ -321,14 +321,14 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "GW107",
         name: "too-many-pods",
-        category: C::InsufficientResource,
+        category: C::Other,
         gate: G::Scheduling,
         looks_at: "FailedScheduling event, PodScheduled condition",
         pattern: r"\bToo many pods\b",
         summary: "{count} node(s) are at their maximum number of pods",
         explanation: doc!(
             "These nodes already run as many Pods as their `allocatable.pods` allows.",
-            "The kubelet's `maxPods` (or the CNI's IP limit) is reached.",
+            "The kubelet's `maxPods` (or the CNI's IP limit) is reached. The node may still have a free GPU: this is the node's Pod slots, not its GPUs, so it is not a GPU shortfall.",
             "Remove finished Pods, raise `maxPods`, or add nodes.",
         ),
         next: &[Next {
@@ -3890,7 +3890,7 @@ pub static RULES: &[Rule] = &[
         looks_at: "a GPU container's log (DCGM exporter, nvidia-smi, a monitoring or inference tool) that says no more than that NVML failed",
         // `nvidia-smi` and DCGM print it capitalised; the device plugin's own fatal line (`failed to initialize
         // NVML`) repeats what it said before it, which GW151 reads. DCGM's host engine says it cannot load NVML.
-        pattern: r"\b(?-i:F)ailed to initialize NVML(?:$|[^:\w]|: N/A\b)|\bCannot load NVML; DCGM will proceed without managing GPUs\b",
+        pattern: r"\b(?-i:F)ailed to initialize NVML(?:$|[^:\w]|: N/A\b|: GPU access blocked by the operating system\b)|\bCannot load NVML; DCGM will proceed without managing GPUs\b",
         summary: "the container runs but cannot initialize NVML: the NVIDIA driver's libraries or device nodes were not given to it",
         explanation: doc!(
             "NVML (`libnvidia-ml.so.1`) is how a container talks to the GPU driver; the NVIDIA runtime's hook mounts it, with the `/dev/nvidia*` device nodes, into containers that were given a GPU. The container started, but NVML could not initialize inside it, and the tool said no more than that (a DCGM exporter prints exactly this, then `DCGM initialization error`).",
@@ -4428,6 +4428,36 @@ pub static RULES: &[Rule] = &[
         example: "ctr: failed to create shim task: Others(\"failed to handle message create container\\n\\nCaused by:\\n    0: create\\n    1: do handle device\\n    2: failed to add deivce\\n    3: add vfio device\\n    4: insert host device failed\\n    5: Failed to insert host device HostDeviceConfig { hostdev_id: \\\"vfio_device_0\\\", sysfs_path: \\\"/sys/bus/pci/devices/0000:45:00.0\\\", dev_config: VfioPciDeviceConfig { bus_slot_func: \\\"45:00.0\\\", vendor_device_id: 368578782, guest_dev_id: Some(1), clique_id: None } }\\n    6: failed to add VFIO passthrough device: VfioDeviceMgr(InvalidOperation)\\n    7: failure in device manager while managing VFIO device, InvalidOperation\\n    8: invalid device manager operation\"): unknown)",
         example_source: "https://github.com/kata-containers/kata-containers/issues/9129",
         near_miss: "$ sudo ctr run --runtime \"io.containerd.kata.v2\"  --device /dev/vfio/35 --device /dev/vfio/36  --rm -t --net-host ghcr.io/jeffreymeng/test-bench:v2-torch test nvidia-smi",
+    },
+    Rule {
+        id: "GW456",
+        name: "gvisor-nvproxy-unsupported",
+        category: C::RuntimeHook,
+        gate: G::Runtime,
+        looks_at: "gVisor's runsc log (its GPU proxy, nvproxy), or the error of a container started under a gVisor RuntimeClass",
+        pattern: r"\bregistering nvproxy driver: unsupported Nvidia driver version: (?P<version>\d+(?:\.\d+)+)|\bnvproxy: unknown allocation class (?P<class>0x[0-9a-f]+)",
+        summary: "gVisor's GPU proxy (nvproxy) does not support {version|what the program asked of the driver}: the sandbox cannot pass the GPU through until gVisor supports it",
+        explanation: doc!(
+            "Under gVisor (`runsc --nvproxy`), the container does not talk to the NVIDIA driver directly: nvproxy passes each of its driver calls through, and it knows only the driver versions and calls it was built for. The node's driver version is not on its list, so the sandbox does not start; or the program made a call nvproxy does not know, so it failed inside the container.",
+            "The node's driver was upgraded (or installed) to a version newer than the gVisor release supports, or the workload uses a driver feature (an allocation class, an ioctl) that this gVisor release does not proxy yet.",
+            "Install a driver version the gVisor release lists (`runsc nvproxy list-supported-drivers`), upgrade gVisor, or, where the driver's ABI is known to match a supported one, start runsc with `--nvproxy-driver-version`.",
+        ),
+        next: &[
+            Next {
+                command: "runsc nvproxy list-supported-drivers; nvidia-smi --query-gpu=driver_version --format=csv,noheader",
+                place: Node,
+                why: "compare the node's driver with the versions this gVisor supports",
+            },
+            Next {
+                command: "runsc --version",
+                place: Node,
+                why: "see which gVisor release the node runs",
+            },
+        ],
+        fix: None,
+        example: "W0701 16:17:05.097621  2939814 util.go:64] FATAL ERROR: creating loader: registering filesystems: registering nvproxy driver: unsupported Nvidia driver version: 535.161.08",
+        example_source: "https://github.com/google/gvisor/issues/10605",
+        near_miss: "I0701 16:17:05.097581  2939814 nvproxy.go:35] NVIDIA driver version: 535.161.08",
     },
     Rule {
         id: "GW501",
