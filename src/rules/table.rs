@@ -107,7 +107,8 @@ pub static CATCH_ALL: &[&str] = &[
 /// says the program not found is the NVIDIA toolkit's, on the node (GW416 would call it the image's command); GW167
 /// says the plugin that cannot start has no device minor number from NVML, as under WSL2 (GW145 would only say it
 /// cannot start); GW529 says HAMi-core's failed allocation is CUDA's out-of-memory code (GW439 would only say the
-/// library failed).
+/// library failed); GW174 says the object the apiserver found invalid is a DRA driver's ResourceSlice (or its classic
+/// allocation state), not the Pod (GW211).
 pub static REFINES: &[(&str, &str)] = &[
     ("GW146", "GW105"),
     ("GW151", "GW145"),
@@ -130,6 +131,7 @@ pub static REFINES: &[(&str, &str)] = &[
     ("GW446", "GW418"),
     ("GW448", "GW416"),
     ("GW529", "GW439"),
+    ("GW174", "GW211"),
 ];
 
 /// Rules that read the reporter's own words (or the manifests they pasted) in a ticket, not a component's
@@ -144,7 +146,7 @@ pub static HEARSAY: &[&str] = &["GW131", "GW132", "GW137", "GW138", "GW603"];
 pub static COMPONENT_LOG: &[&str] = &[
     "GW122", "GW123", "GW124", "GW127", "GW128", "GW133", "GW139", "GW140", "GW142", "GW143",
     "GW144", "GW145", "GW147", "GW148", "GW149", "GW150", "GW151", "GW152", "GW153", "GW154",
-    "GW155", "GW164", "GW165", "GW166", "GW167", "GW169", "GW170", "GW172", "GW173",
+    "GW155", "GW164", "GW165", "GW166", "GW167", "GW169", "GW170", "GW172", "GW173", "GW174",
 ];
 
 pub static RULES: &[Rule] = &[
@@ -2073,6 +2075,36 @@ pub static RULES: &[Rule] = &[
         example: "binding device 0000:00:06.0\n/bin/vfio-manage.sh: line 113: echo: write error: Invalid argument",
         example_source: "https://github.com/kata-containers/kata-containers/issues/10753",
         near_miss: "binding device 0000:00:06.0",
+    },
+    Rule {
+        id: "GW174",
+        name: "dra-driver-cannot-publish-devices",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "a DRA driver's log (its ResourceSlice controller), or the events of a ResourceClaim that a classic DRA driver allocates",
+        pattern: r#"\bcreate resource slice: ResourceSlice\.resource\.k8s\.io \\?"(?P<slice>[^"\\]+)\\?" is invalid: \[?\s*(?P<why>(?:[^\n,\\\[\]]|\[[\w.-]+\])+)?|\b(?P<why_alt2>failed to list \*v1(?:alpha\d|beta\d)?\.ResourceSlice: the server could not find the requested resource)\b|\ballocate: error performing (?:immediate|delayed) allocation: (?P<why_alt>[^\n\x22]{1,200})"#,
+        summary: "the DRA driver cannot publish or allocate its devices ({why|the apiserver rejected its ResourceSlice}), so no claim for them can be satisfied",
+        explanation: doc!(
+            "A DRA driver tells the scheduler which devices a node has by writing ResourceSlice objects (`resource.k8s.io`). The apiserver refused them (the driver wrote a slice the API's validation rejects), or does not serve the API version the driver was built for, or (with classic DRA) the driver's own allocation failed: the node publishes no device, and Pods whose ResourceClaims ask for one stay Pending.",
+            "A driver bug or configuration the driver does not handle (a driver version string that is not semver, a sharing or partitioning feature enabled on a GPU that lacks it), or a driver older or newer than the cluster's `resource.k8s.io` version (`v1beta1` is no longer served by default from Kubernetes 1.34).",
+            "Read the validation error, then upgrade the DRA driver to a release for this Kubernetes version (or enable the API version it needs with the apiserver's `--runtime-config`), or turn off the driver feature that produces the invalid slice; check `kubectl get resourceslices` afterwards.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get resourceslices -o wide; kubectl get deviceclasses",
+                place: Cluster,
+                why: "see which nodes publish devices for the driver",
+            },
+            Next {
+                command: "kubectl api-versions | grep resource.k8s.io",
+                place: Cluster,
+                why: "see which resource.k8s.io versions the cluster serves",
+            },
+        ],
+        fix: None,
+        example: "  Warning  Failed  4s (x11 over 9s)  resource driver gpu.resource.nvidia.com  allocate: error performing immediate allocation: updating NodeAllocationState CRD: NodeAllocationState.nas.gpu.resource.nvidia.com \"k8s-dra-driver-cluster-worker\" is invalid: spec.allocatedClaims.be93055c-5826-40bd-abfa-2411eb4cb0a3.claimInfo: Required value",
+        example_source: "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/issues/47",
+        near_miss: "NAME                                      NODE      DRIVER                      POOL      AGE\nrockwei-compute-domain.nvidia.com-z9csl   rockwei   compute-domain.nvidia.com   rockwei   39m",
     },
     Rule {
         id: "GW201",
