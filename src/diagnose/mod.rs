@@ -234,10 +234,11 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
         || ev.signals.iter().any(|s| {
             s.reason.as_deref() == Some("Scheduled") || s.message.contains("Successfully assigned ")
         })
-        // A program's own error (GW528) may be another Pod's log: it does not say this one was scheduled.
+        // A workload's own report (its error, its OOM, its node's licence) may be another Pod's log: it does not
+        // say this one was scheduled.
         || hits.iter().any(|h| {
             matches!(h.finding.rule.gate, Gate::DeviceAdmission | Gate::Runtime)
-                && h.finding.rule.id != crate::rules::WORKLOAD_ERROR
+                && !crate::rules::is_workload_report(h.finding.rule.id)
         });
     // The reporter's words: they say whose the GPUs are, or that the node does not advertise them.
     let said = |id: &str| hits.iter().any(|h| h.finding.rule.id == id);
@@ -281,11 +282,15 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
     if never_placed && !passed_scheduling {
         for h in hits
             .iter()
-            .filter(|h| h.finding.rule.id == crate::rules::WORKLOAD_ERROR)
+            .filter(|h| crate::rules::is_workload_report(h.finding.rule.id))
         {
             unexplained.push((h.signal, h.signal.message.clone()));
         }
-        hits.retain(|h| h.finding.rule.id != crate::rules::WORKLOAD_ERROR);
+        hits.retain(|h| !crate::rules::is_workload_report(h.finding.rule.id));
+    }
+    // HAMi's own account of an out-of-memory (GW602: the Pod's share is used up) explains CUDA's (GW529).
+    if hits.iter().any(|h| h.finding.rule.id == "GW602") {
+        hits.retain(|h| h.finding.rule.id != "GW529");
     }
     let ctx = Context::new(ev);
     let mut causes = group(&hits, &ctx);
@@ -2288,8 +2293,12 @@ fn pick_primary(causes: &[Cause], ctx: &Context) -> usize {
         // Only within the gate: a finding that blocks nothing (a shared GPU's OOM) does not stand for a
         // failure another line reports.
         let gate = causes[primary].gate;
+        // Nor does a workload's own report (its OOM) stand for the failure another line reports.
         match causes.iter().position(|c| {
-            c.gate == gate && c.rule.is_some_and(|r| crate::rules::refines(r, general))
+            c.gate == gate
+                && c.rule.is_some_and(|r| {
+                    crate::rules::refines(r, general) && !crate::rules::is_workload_report(r)
+                })
         }) {
             Some(specific) => primary = specific,
             None => break,
@@ -2303,9 +2312,9 @@ fn pick_by_gate(causes: &[Cause], ctx: &Context) -> usize {
     // earlier gate is about what that cause stops (a worker Pending beside its head's log). The reporter's
     // words and findings that block nothing do not count.
     let weak = |i: usize| {
-        causes[i].rule == Some(crate::rules::WORKLOAD_ERROR)
+        causes[i].rule.is_some_and(crate::rules::is_workload_report)
             && causes.iter().any(|c| {
-                c.rule != Some(crate::rules::WORKLOAD_ERROR)
+                !c.rule.is_some_and(crate::rules::is_workload_report)
                     && matches!(
                         c.gate,
                         Gate::Admission | Gate::Scheduling | Gate::DeviceAdmission
@@ -2792,6 +2801,50 @@ mod tests {
         assert_eq!(diagnose(&gated).causes[0].rule, Some("GW115"));
         gated.signals.pop();
         assert_eq!(diagnose(&gated).causes[0].rule, Some("GW105"));
+    }
+
+    #[test]
+    fn a_workloads_oom_or_licence_does_not_place_a_pending_pod() {
+        let log = |m: &str| Signal {
+            source: Some(SignalSource::Log),
+            message: m.into(),
+            count: 1,
+            ..Default::default()
+        };
+        let short = event(
+            "FailedScheduling",
+            "0/3 nodes are available: 3 Insufficient nvidia.com/gpu.",
+        );
+        for report in [
+            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.",
+            crate::rules::by_id("GW530").unwrap().example,
+        ] {
+            let d = diagnose(&ev(vec![short.clone(), log(report)]));
+            assert_eq!(d.primary, Category::InsufficientResource, "{d:?}");
+            assert_eq!(d.causes[0].rule, Some("GW105"), "{d:?}");
+        }
+        // CUDA's OOM on its own line is no account of another HAMi-core failure.
+        let d = diagnose(&ev(vec![
+            log(
+                "[HAMI-core ERROR (pid:565 thread=140267266266944 multiprocess_memory_limit.c:831)]: Illegal device id: 850725928",
+            ),
+            log("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB."),
+        ]));
+        assert_eq!(d.causes[0].rule, Some("GW439"), "{d:?}");
+        // HAMi's own account of the OOM (the share is used up) is what it is, on its line or another.
+        let hami_oom = "[HAMI-core ERROR (pid:30 thread=140382094939712 allocator.c:53)]: Device 0 OOM 15032385536 / 15032385536";
+        let res2 = "[HAMI-core ERROR (pid:7 thread=140360328144640 allocator.c:115)]: cuMemoryAllocate failed res=2";
+        for signals in [
+            vec![log(&format!("{hami_oom} {res2}"))],
+            vec![log(hami_oom), log(res2)],
+        ] {
+            let d = diagnose(&ev(signals));
+            assert_eq!(d.causes[0].rule, Some("GW602"), "{d:?}");
+            assert!(!d.is_blocked(), "{d:?}");
+        }
+        // Alone, HAMi-core's failed allocation is CUDA's out-of-memory code.
+        let d = diagnose(&ev(vec![log(res2)]));
+        assert_eq!(d.causes[0].rule, Some("GW529"), "{d:?}");
     }
 
     #[test]

@@ -23,6 +23,13 @@ pub use table::RULES;
 /// diagnosis weighs it after every other cause and never gives it to a Pod that was not placed.
 pub const WORKLOAD_ERROR: &str = "GW528";
 
+/// What a running workload or its node reports about itself: its program's own error (GW528), CUDA running out
+/// of memory (GW529), an unlicensed vGPU (GW530). Such a report may be another Pod's or the node's, so it does
+/// not say this Pod was scheduled, is never a Pending Pod's, and yields to a cause at an earlier gate.
+pub fn is_workload_report(id: &str) -> bool {
+    matches!(id, WORKLOAD_ERROR | "GW529" | "GW530")
+}
+
 /// Whether a rule reads the reporter's own words, not a component's message.
 pub fn is_hearsay(id: &str) -> bool {
     table::HEARSAY.contains(&id)
@@ -401,7 +408,13 @@ pub fn read_matches(text: &str) -> Vec<Match> {
         .copied()
         .filter(|i| !refined(i))
         .find(|i| !table::CATCH_ALL.contains(&RULES[*i].id) && !hearsay(i))
-        .or_else(|| found.iter().copied().find(|i| !hearsay(i)))
+        .or_else(|| {
+            found
+                .iter()
+                .copied()
+                .filter(|i| !refined(i))
+                .find(|i| !hearsay(i))
+        })
         .or_else(|| found.first().copied());
     first
         .into_iter()

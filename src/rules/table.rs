@@ -83,10 +83,11 @@ const CONTAINERD_CRI_CONFIG: Next = Next {
 /// yields to what a state's own Pod says; the validator's failed CUDA sample (GW150) yields to a rule that reads
 /// its error code (GW421: no device in the container); a driver container's log that stops short (GW155) yields
 /// to the line that says why it stopped; a container that is never created (GW518) yields to the runtime's error, and so does Docker's refusal to start
-/// one (GW523); a workload's own error (GW528) yields to a rule that says what about the GPU it tripped on.
+/// one (GW523); a workload's own error (GW528) yields to a rule that says what about the GPU it tripped on; CUDA's
+/// out of memory (GW529) yields to HAMi's account of it on the same line (GW602: the Pod's share is used up).
 pub static CATCH_ALL: &[&str] = &[
     "GW119", "GW124", "GW142", "GW144", "GW147", "GW150", "GW155", "GW210", "GW211", "GW216",
-    "GW505", "GW523", "GW528",
+    "GW505", "GW523", "GW528", "GW529",
 ];
 
 /// Pairs (specific, general) of rules whose patterns match the same text, where the specific one says more:
@@ -130,8 +131,8 @@ pub static REFINES: &[(&str, &str)] = &[
     ("GW442", "GW414"),
     ("GW446", "GW418"),
     ("GW448", "GW416"),
-    ("GW529", "GW439"),
     ("GW174", "GW211"),
+    ("GW529", "GW439"),
 ];
 
 /// Rules that read the reporter's own words (or the manifests they pasted) in a ticket, not a component's
@@ -2033,7 +2034,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "a device plugin's log (Intel's plugins framework: GPU, FPGA, QAT, DSA; Xilinx's FPGA plugin)",
-        pattern: r#"\bDevice scan failed: (?P<why>[^\n\x22]+?)(?:\s+(?:main\.|github\.com/)|\\n|\x22|$)|\bError to get FPGA devices: (?P<why_alt>[^\n\x22]+?)(?:\s*\\n|\x22|$)"#,
+        pattern: r#"\bDevice scan failed: (?P<why>[^\n\x22]{1,160}?)(?:\s+(?:main\.|github\.com/|sigs\.k8s\.io/|runtime\.goexit|[EWIF]\d{4} )|\\n|\x22|$)|\bDevice scan failed: (?P<why_alt2>[^\n\x22]{1,120})|\bError to get FPGA devices: (?P<why_alt>[^\n\x22]{1,160}?)(?:\s*\\n|\x22|\s+[EWIF]\d{4} |\s+time=|$)|\bError to get FPGA devices: (?P<why_alt3>[^\n\x22]{1,120})"#,
         summary: "the device plugin cannot list the node's devices ({why}), so the node advertises none of them",
         explanation: doc!(
             "The device plugin scans the node for its devices (under `/sys` and `/dev`) before it registers them with the kubelet, and then again on every change. The scan failed, so the plugin registers nothing (or keeps failing and restarting) and the node advertises no such resource: Pods that request it stay Pending.",
@@ -2052,7 +2053,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the GPU Operator's nvidia-vfio-manager Pod log (`vfio-manage.sh`), for GPUs passed through to virtual machines or Kata",
-        pattern: r"\bvfio-manage\.sh: line \d+: echo: write error: (?P<why>[A-Za-z][\w ]*[a-z])",
+        pattern: r"\bvfio-manage\.sh: line \d+: echo: write error: (?P<why>Invalid argument|No such device|Device or resource busy|No such file or directory|Operation not permitted|Permission denied|[A-Z][a-z]+)",
         summary: "the GPU Operator's vfio-manager cannot bind the GPU to vfio-pci ({why}), so no GPU is offered for passthrough (VMs, Kata) on the node",
         explanation: doc!(
             "For GPUs passed through to virtual machines (KubeVirt) or to Kata Containers, the GPU Operator's vfio-manager unbinds each GPU from its driver and binds it to `vfio-pci`, writing to the device's `driver_override` and the driver's `bind` file under `/sys`. The kernel refused that write, so the GPU is not bound, the sandbox device plugin offers nothing and the Pod that asks for the passed-through GPU stays Pending.",
@@ -3497,7 +3498,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "container log (CUDA program, `nvidia-smi`, GPU Operator cuda-validation)",
-        pattern: r"no CUDA-capable device is detected|\bcuInit failed: ?100\b|(?:^|\bnvidia-smi\b.*?\s)No devices were found$",
+        pattern: r"no CUDA-capable device is detected|\bcuInit failed: ?100\b|^No devices were found$|\b(?:ctr|docker|podman|nerdctl) run\b.*?\snvidia-smi(?: -L)? No devices were found$",
         summary: "the container finds no GPU (CUDA or `nvidia-smi`): the runtime did not put the GPU's device nodes into it",
         explanation: doc!(
             "The container starts and its CUDA program (or `nvidia-smi`) finds no device. The Pod was meant to get a GPU, but the container holds no usable `/dev/nvidia*` device.",
@@ -4411,7 +4412,7 @@ pub static RULES: &[Rule] = &[
         summary: "the node has no {device}: the AMD GPU kernel driver (amdgpu) is not loaded, so no ROCm device can go into the container",
         explanation: doc!(
             "The container asks for AMD's compute device node `/dev/kfd` (with the GPU's `/dev/dri/renderD*` nodes), and the runtime could not find it on the node, so the container was not created.",
-            "The `amdgpu` kernel module creates `/dev/kfd` when it loads with a supported GPU. It is not loaded (a kernel upgrade without the DKMS module, a blacklist, an unsupported GPU), or the node has no AMD GPU at all (a runner or node pool without one).",
+            "The `amdgpu` kernel module creates `/dev/kfd` when it loads. It is not loaded (a kernel upgrade without the DKMS module, a blacklist, an unsupported GPU), or the node has no AMD GPU at all (a runner or node pool without one).",
             "Load the `amdgpu` module on the node (install the ROCm kernel driver for the running kernel) and check that `/dev/kfd` exists before scheduling GPU work there.",
         ),
         next: &[
@@ -4451,7 +4452,7 @@ pub static RULES: &[Rule] = &[
                 why: "check that the GPUs are bound to vfio-pci and see their IOMMU groups",
             },
             Next {
-                command: "grep -n -e hotplug -e cold_plug -e pcie_root_port /opt/kata/share/defaults/kata-containers/*.toml",
+                command: "grep -n -i -e hotplug -e hot_plug -e cold_plug -e pcie_root_port /opt/kata/share/defaults/kata-containers/*.toml",
                 place: Node,
                 why: "see how the Kata configuration attaches VFIO devices",
             },
@@ -5179,7 +5180,7 @@ pub static RULES: &[Rule] = &[
         gate: G::Runtime,
         looks_at: "the container's log (PyTorch's allocator, HAMi-core's allocator in a shared GPU)",
         pattern: r"\bCUDA out of memory\. Tried to allocate (?P<size>\d+(?:\.\d+)? [KMGT]iB)|\bcuMemoryAllocate failed res=2\b",
-        summary: "the workload ran on the GPU and ran out of its memory (asking for {size|more}): the model or batch does not fit the GPU (or its share), which no Kubernetes setting changes",
+        summary: "the workload ran on the GPU and ran out of its memory (asking for {size|more}): the model or batch does not fit the GPU, or the Pod's share of it",
         explanation: doc!(
             "The Pod was scheduled, given its GPU and started; the program then asked CUDA for more GPU memory than was free, and the allocation failed (`CUDA out of memory`, or `res=2`, CUDA's out-of-memory code, from HAMi-core's allocator in a shared GPU). The GPU gates all passed.",
             "The model, its context length or the batch needs more memory than the GPU has (a 16 GB card for a model that needs more), other processes on the same GPU hold part of it (time-slicing, MPS, a leftover process), or a shared GPU's memory limit is smaller than the program assumes.",
@@ -5208,7 +5209,7 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Runtime,
         looks_at: "`nvidia-smi -q` in a vGPU guest (its licence status), or the guest's `nvidia-gridd` log",
-        pattern: r"\bLicense Status\s*: Unlicensed\b|\bnvidia-gridd(?:\[\d+\])?: Failed to acquire license\b",
+        pattern: r"\bLicense Status\s*: Unlicensed(?: \(Restricted\))?(?:$|\s+[A-Z])|\bnvidia-gridd(?:\[\d+\])?: Failed to acquire license\b",
         summary: "the node's vGPU holds no NVIDIA licence: it runs, but the vGPU software limits it (throttled, then CUDA refused) until the guest gets a licence",
         explanation: doc!(
             "The node is a virtual machine with an NVIDIA vGPU (or a passed-through GPU under NVIDIA's vGPU software). Its licence daemon, `nvidia-gridd`, has no licence from the licence server, so the driver runs unlicensed: the GPU works at first, then its performance is cut and, after a while, CUDA is refused. Kubernetes sees a working GPU; the Pods get slow or fail inside.",
