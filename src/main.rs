@@ -11,7 +11,6 @@ use gpuwhy::config::{self, Env};
 use gpuwhy::{Error, Outcome};
 
 fn main() -> ExitCode {
-    gpuwhy::warm_in_background();
     let args = match Args::try_parse() {
         Ok(a) => a,
         Err(e) => {
