@@ -2600,6 +2600,16 @@ mod tests {
         }
     }
 
+    /// A line of a component's or a program's log.
+    fn log(message: &str) -> Signal {
+        Signal {
+            source: Some(SignalSource::Log),
+            message: message.into(),
+            count: 1,
+            ..Default::default()
+        }
+    }
+
     fn ev(signals: Vec<Signal>) -> Evidence {
         Evidence {
             signals,
@@ -2805,12 +2815,6 @@ mod tests {
 
     #[test]
     fn a_workloads_oom_or_licence_does_not_place_a_pending_pod() {
-        let log = |m: &str| Signal {
-            source: Some(SignalSource::Log),
-            message: m.into(),
-            count: 1,
-            ..Default::default()
-        };
         let short = event(
             "FailedScheduling",
             "0/3 nodes are available: 3 Insufficient nvidia.com/gpu.",
@@ -2849,12 +2853,6 @@ mod tests {
 
     #[test]
     fn a_refining_rule_on_another_line_says_more() {
-        let log = |m: &str| Signal {
-            source: Some(SignalSource::Log),
-            message: m.into(),
-            count: 1,
-            ..Default::default()
-        };
         let d = diagnose(&ev(vec![
             log("2019/11/28 16:07:11 Failed to initialize NVML: could not load NVML library."),
             log(
