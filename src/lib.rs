@@ -53,9 +53,9 @@ pub fn run_text(config: &Config, input: &str, what: &str, out: &mut dyn Write) -
 }
 
 /// Compiles the rule set and the FitError reader on another core, so that it is ready by the time the
-/// cluster has answered (compiling it is most of a short run). Live mode calls it first; a local run compiles where
-/// it first needs the set (a second thread only competes with the reading there).
-pub fn warm_in_background() {
+/// cluster has answered (compiling it is most of a short run). Only live mode waits on the network; a local run
+/// compiles where it first needs the set (a second thread would only compete with the reading).
+fn warm_in_background() {
     // A thread the OS refuses (a pids limit) is no error: the patterns then compile where first used.
     let _ = std::thread::Builder::new().spawn(|| {
         rules::warm();
@@ -68,7 +68,6 @@ pub async fn run_live(config: &Config, out: &mut dyn Write) -> Result<Outcome> {
     let Mode::Live { target, kube } = &config.mode else {
         return run_local(config, out);
     };
-    // The patterns compile on another core while the requests are in flight.
     warm_in_background();
     let work = async {
         let (client, namespace) = collect::client::connect(kube).await?;
