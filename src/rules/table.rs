@@ -109,7 +109,8 @@ pub static CATCH_ALL: &[&str] = &[
 /// says the plugin that cannot start has no device minor number from NVML, as under WSL2 (GW145 would only say it
 /// cannot start); GW529 says HAMi-core's failed allocation is CUDA's out-of-memory code (GW439 would only say the
 /// library failed); GW174 says the object the apiserver found invalid is a DRA driver's ResourceSlice (or its classic
-/// allocation state), not the Pod (GW211).
+/// allocation state), not the Pod (GW211); GW175 says the service account RBAC refuses is the GPU stack's own (GW506 would
+/// call it a workload's).
 pub static REFINES: &[(&str, &str)] = &[
     ("GW146", "GW105"),
     ("GW151", "GW145"),
@@ -133,6 +134,7 @@ pub static REFINES: &[(&str, &str)] = &[
     ("GW448", "GW416"),
     ("GW174", "GW211"),
     ("GW529", "GW439"),
+    ("GW175", "GW506"),
 ];
 
 /// Rules that read the reporter's own words (or the manifests they pasted) in a ticket, not a component's
@@ -148,6 +150,7 @@ pub static COMPONENT_LOG: &[&str] = &[
     "GW122", "GW123", "GW124", "GW127", "GW128", "GW133", "GW139", "GW140", "GW142", "GW143",
     "GW144", "GW145", "GW147", "GW148", "GW149", "GW150", "GW151", "GW152", "GW153", "GW154",
     "GW155", "GW164", "GW165", "GW166", "GW167", "GW169", "GW170", "GW172", "GW173", "GW174",
+    "GW175",
 ];
 
 pub static RULES: &[Rule] = &[
@@ -1131,11 +1134,11 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the GPU Operator's driver container log (nvidia-driver-daemonset), AMD's KMM worker log",
-        pattern: r"Could not resolve Linux kernel version|\bKernel module load error: \S|Unable to locate package (?P<package>linux-(?:objects|signatures|modules)-nvidia-\S+)|\bERROR: Unable to load the kernel module (?:'?nvidia(?:-\w+)*\.ko'?|'$)|\bError: Unable to find a match: (?P<package_alt>(?:kernel-(?:headers|devel|core)-|elfutils-libelf-devel)\S*)|\bERROR: modpost: GPL-incompatible module nvidia\.ko uses GPL-only symbol|\bCould not unload NVIDIA driver kernel modules, driver is in use|\bCould not find kernel full version\b|\bCould not locate Linux kernel version string\b|\bmodprobe: (?:ERROR|FATAL): [^']{0,120}?(?:'(?:ipmi_msghandler|ipmi_devintf|nvidia(?:[-_](?:uvm|modeset|drm))?)'|/drivers/gpu/|\bamdgpu\b)|\bCannot download repodata/repomd\.xml: [^\n]*?\b404 for https?://repo\.radeon\.com/|\bmake(?:\[\d+\])?: \*+ \[[^\]\n]*/nvidia-[\d.]+/kernel\b[^\]\n]*\] Error \d+",
+        pattern: r"Could not resolve Linux kernel version|\bKernel module load error: \S|Unable to locate package (?P<package>linux-(?:objects|signatures|modules)-nvidia-\S+)|\bERROR: Unable to load the kernel module (?:'?nvidia(?:-\w+)*\.ko'?|'$)|\bError: Unable to find a match: (?P<package_alt>(?:kernel-(?:headers|devel|core)-|elfutils-libelf-devel)\S*)|\bERROR: modpost: GPL-incompatible module nvidia\.ko uses GPL-only symbol|\bCould not unload NVIDIA driver kernel modules, driver is in use|\bCould not find kernel full version\b|\bCould not locate Linux kernel version string\b|\bmodprobe: (?:ERROR|FATAL): [^']{0,120}?(?:'(?:ipmi_msghandler|ipmi_devintf|nvidia(?:[-_](?:uvm|modeset|drm|peermem))?)'|/drivers/gpu/|\bamdgpu\b)|\bnvidia-driver: line \d+: \w+: unbound variable|\bCannot download repodata/repomd\.xml: [^\n]*?\b404 for https?://repo\.radeon\.com/|\bmake(?:\[\d+\])?: \*+ \[[^\]\n]*/nvidia-[\d.]+/kernel\b[^\]\n]*\] Error \d+",
         summary: "the driver container cannot install or load the GPU driver for the node's kernel, so the node's GPUs have no driver and advertise nothing",
         explanation: doc!(
-            "The GPU Operator's driver container (or AMD's KMM worker) builds or installs the kernel modules for the running kernel and loads them. It could not find that kernel's packages (headers, the precompiled `linux-objects-nvidia-…` modules, AMD's `amdgpu` repository) or `modprobe` could not load a module the driver needs, so it exits and restarts; until a driver loads, the device plugin finds no GPU and the node advertises none.",
-            "The node runs a kernel the driver image has no packages for: a newer or older kernel than the repositories carry, or a distribution the image does not support (Talos, a custom kernel), where the driver has to come from the OS instead. When the module builds but `nvidia.ko` does not load, the kernel refused it: `nouveau` holds the GPU, Secure Boot rejects an unsigned module, or it was built against other kernel sources.",
+            "The GPU Operator's driver container (or AMD's KMM worker) builds or installs the kernel modules for the running kernel and loads them. It could not find that kernel's packages (headers, the precompiled `linux-objects-nvidia-…` modules, AMD's `amdgpu` repository) or `modprobe` could not load a module the driver needs (`nvidia-peermem`, for GPUDirect RDMA, too), or its own script stopped on a variable the node's OS did not set, so it exits and restarts; until a driver loads, the device plugin finds no GPU and the node advertises none.",
+            "The node runs a kernel the driver image has no packages for: a newer or older kernel than the repositories carry, or a distribution the image does not support (Talos, a custom kernel), where the driver has to come from the OS instead. When the module builds but `nvidia.ko` does not load, the kernel refused it: `nouveau` holds the GPU, Secure Boot rejects an unsigned module, or it was built against other kernel sources. `nvidia-peermem` fails to load when the RDMA stack (MOFED, the Network Operator's driver) changed under the loaded modules, or when the driver image is for another OS than the node's.",
             "Use a driver image (or precompiled driver) for this kernel, pin the kernel to one the repositories carry, or install the driver on the host and disable the Operator's driver (`driver.enabled=false`).",
         ),
         next: &[
@@ -2106,6 +2109,36 @@ pub static RULES: &[Rule] = &[
         example: "  Warning  Failed  4s (x11 over 9s)  resource driver gpu.resource.nvidia.com  allocate: error performing immediate allocation: updating NodeAllocationState CRD: NodeAllocationState.nas.gpu.resource.nvidia.com \"k8s-dra-driver-cluster-worker\" is invalid: spec.allocatedClaims.be93055c-5826-40bd-abfa-2411eb4cb0a3.claimInfo: Required value",
         example_source: "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/issues/47",
         near_miss: "NAME                                      NODE      DRIVER                      POOL      AGE\nrockwei-compute-domain.nvidia.com-z9csl   rockwei   compute-domain.nvidia.com   rockwei   39m",
+    },
+    Rule {
+        id: "GW175",
+        name: "gpu-stack-rbac-forbidden",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "a GPU-stack component's log (the GPU Operator, a device plugin, GPU Feature Discovery, a DRA driver)",
+        pattern: r#"is forbidden: User \\?"(?P<user>system:serviceaccount:[^"\\]*(?:gpu-operator|device-plugin|gpu-feature-discovery|dra-driver)[^"\\]*)\\?" cannot (?P<verb>[a-z]+) resource \\?"(?P<kind>[^"\\]+)\\?""#,
+        summary: "the GPU stack's own service account {user} may not {verb} {kind}, so that component does not do its work and the node's GPUs are not set up or advertised",
+        explanation: doc!(
+            "A component of the GPU stack called the Kubernetes API and RBAC refused it. The GPU Operator that cannot read its ClusterPolicy deploys no driver, toolkit or device plugin; a device plugin or GPU Feature Discovery that cannot read or label its node, or a DRA driver that cannot write its ResourceSlices, leaves the node without the GPU resource or the labels the Pods select on. GPU Pods stay Pending.",
+            "The component was installed by hand or by an older chart whose ClusterRole lacks the verb, into another namespace than its ClusterRoleBinding names (the binding points at the chart's namespace, the Pod runs in `default`), or its ClusterRole was not upgraded with the component.",
+            "Install the component with its chart into the namespace the chart expects, or bind its ClusterRole to the service account the message names; then restart its Pod.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl auth can-i {verb} {kind} --as={user}",
+                place: Cluster,
+                why: "confirm what RBAC refuses the component",
+            },
+            Next {
+                command: "kubectl get clusterrolebindings -o wide | grep -i -e gpu -e nvidia -e device-plugin",
+                place: Cluster,
+                why: "see which service accounts the GPU stack's ClusterRoles are bound to",
+            },
+        ],
+        fix: None,
+        example: "E1229 04:20:20.848290       1 reflector.go:153] pkg/mod/k8s.io/client-go@v0.17.4/tools/cache/reflector.go:105: Failed to list *v1.ClusterPolicy: clusterpolicies.nvidia.com is forbidden: User \"system:serviceaccount:default:gpu-operator\" cannot list resource \"clusterpolicies\" in API group \"nvidia.com\" at the cluster scope",
+        example_source: "https://github.com/NVIDIA/gpu-operator/issues/123",
+        near_miss: "Framework object from ApiServer: frameworks.frameworkcontroller.microsoft.com \"nniexpshhbauzetrialhm50l\" is forbidden: User \"system:serviceaccount:default:default\" cannot get resource \"frameworks\" in API group \"frameworkcontroller.microsoft.com\" in the namespace \"default\"",
     },
     Rule {
         id: "GW201",
@@ -5148,12 +5181,12 @@ pub static RULES: &[Rule] = &[
         name: "workload-raised-error",
         category: C::Other,
         gate: G::Runtime,
-        looks_at: "the container's log (a Python program's exception, its argument parser (argparse, click), its configuration's validation)",
-        pattern: r"(?:^|\s)(?P<error>(?:[\w.]+\.)?(?:Value|Key|Type|Attribute|Name|Syntax|Indentation|ModuleNotFound|JSONDecode|Index|ZeroDivision|UnboundLocal|Validation)Error: [^\n]+)|(?:^|\s)[\w.-]+: error: (?P<error_alt>(?:unrecognized arguments|argument --?[\w-]+|the following arguments are required)[^\n]*)|\b(?P<error_alt2>\d+ validation errors? for \w+)|(?:^|\s)Error: (?P<error_alt3>(?:Invalid value for|No such option|Missing option|Got unexpected extra argument)[^\n]*)",
+        looks_at: "the container's log (a Python program's exception, its argument parser (argparse, click), its configuration's validation, a server's start-up error: Triton's `creating server`, Milvus's index build)",
+        pattern: r"(?:^|\s)(?P<error>(?:[\w.]+\.)?(?:Value|Key|Type|Attribute|Name|Syntax|Indentation|ModuleNotFound|JSONDecode|Index|ZeroDivision|UnboundLocal|Validation)Error: [^\n]+)|(?:^|\s)[\w.-]+: error: (?P<error_alt>(?:unrecognized arguments|argument --?[\w-]+|the following arguments are required)[^\n]*)|\b(?P<error_alt2>\d+ validation errors? for \w+)|(?:^|\s)Error: (?P<error_alt3>(?:Invalid value for|No such option|Missing option|Got unexpected extra argument)[^\n]*)|\b(?P<error_alt4>failed to create index, C Runtime Exception: +=> index not supported)\b|\berror: creating server: (?P<error_alt5>[A-Z][a-z]+(?: [a-z]+)? - [^\n]{1,160})",
         summary: "the workload started and stopped on its own error ({error}): the GPU stack let it run, so the fix is in its program, its arguments or its configuration",
         explanation: doc!(
             "The container ran: the scheduler placed it, the device plugin gave it its GPUs and the runtime started it. Then the program itself stopped on an error of its own making (a Python exception such as `ValueError` or `KeyError`, its argument parser refusing a flag, its configuration failing validation), and the kubelet restarts it (CrashLoopBackOff). No GPU gate is involved. (An error that names the GPU, CUDA or the device, or a record that also reports CUDA running out of memory, is left to the other rules: it may be the GPU's doing.)",
-            "The image and its arguments do not agree (a flag an upgraded server removed, a model its version cannot load), an environment variable holds what the program does not expect (Kubernetes sets `<SERVICE>_PORT=tcp://…` for every Service, which breaks a program that reads its own `…_PORT`), or the configuration names a value the program does not know.",
+            "The image and its arguments do not agree (a flag an upgraded server removed, a model its version cannot load), an environment variable holds what the program does not expect (Kubernetes sets `<SERVICE>_PORT=tcp://…` for every Service, which breaks a program that reads its own `…_PORT`), or the configuration names a value the program does not know (an index type its build lacks, a model repository it has no credentials for).",
             "Read the exception and the lines above it, then fix the arguments, the environment or the configuration, or pin the image to a version that accepts them.",
         ),
         next: &[
@@ -5232,6 +5265,59 @@ pub static RULES: &[Rule] = &[
         example: "    vGPU Software Licensed Product\n        Product Name                      : NVIDIA Virtual Compute Server\n        License Status                    : Unlicensed",
         example_source: "https://github.com/NVIDIA/gpu-operator/issues/220",
         near_miss: "Oct 12 17:22:37 xxxxxxxxxx nvidia-gridd: Failed to update local trusted store - Maximum buffer size exceeded",
+    },
+    Rule {
+        id: "GW531",
+        name: "gpu-admin-without-privilege",
+        category: C::Other,
+        gate: G::Runtime,
+        looks_at: "the log of a container that manages the GPU (`nvidia-smi -mig`, the DCGM exporter's host engine)",
+        pattern: r"\bUnable to (?P<operation>(?:en|dis)able MIG Mode) for GPU [0-9A-Fa-f:.]+: Insufficient Permissions\b|\bHost engine is running as non-root\b",
+        summary: "the container may use its GPU but not {operation|read its profiling metrics as non-root (DCGM)}: that needs privileges the Pod does not have, which no GPU gate grants",
+        explanation: doc!(
+            "The GPU works in the container: the runtime gave it the device, and NVML answers. What fails is an administrative operation on the GPU that the driver keeps for privileged processes: switching MIG mode (`nvidia-smi -mig 1`), or the DCGM exporter's profiling metrics, which its host engine reads only as root with `SYS_ADMIN`.",
+            "MIG mode is the node's configuration, not a Pod's: a container that asks for a GPU may not change it. The DCGM exporter's manifest (a static YAML, a hardened chart) drops the `SYS_ADMIN` capability or runs it as a non-root user.",
+            "Change MIG mode on the node or with the GPU Operator's MIG manager (`nvidia.com/mig.config` label), not from a workload; run the DCGM exporter with `securityContext.capabilities.add: [SYS_ADMIN]` as its chart does, or turn off the profiling metrics.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get pod {pod} -n {namespace} -o jsonpath='{.spec.containers[*].securityContext}'",
+                place: Cluster,
+                why: "see the privileges and capabilities the container runs with",
+            },
+            Next {
+                command: "kubectl get nodes -L nvidia.com/mig.config -L nvidia.com/mig.config.state",
+                place: Cluster,
+                why: "see the MIG layout each node is set to by the MIG manager",
+            },
+        ],
+        fix: None,
+        example: "k exec -it nvidia-smi -- nvidia-smi -i 0 -mig 1\nUnable to enable MIG Mode for GPU 00000000:CA:00.0: Insufficient Permissions\nTerminating early due to previous errors.",
+        example_source: "https://github.com/siderolabs/talos/issues/11314",
+        near_miss: "Failed to initialize NVML: Insufficient Permissions",
+    },
+    Rule {
+        id: "GW532",
+        name: "image-built-without-gpu",
+        category: C::Other,
+        gate: G::Runtime,
+        looks_at: "the container's log (PyTorch, Milvus's index node)",
+        pattern: r"\bTorch not compiled with (?P<feature>CUDA) enabled\b|\bfailed to find index (?P<feature_alt>GPU_\w+) in factory\b",
+        summary: "the program in the image is a build without GPU support ({feature} missing): the GPU may be there, but this build cannot use it, so the fix is the image, not the GPU stack",
+        explanation: doc!(
+            "The container ran and its program asked for the GPU, but the program was built for CPUs only: PyTorch installed from a CPU wheel says `Torch not compiled with CUDA enabled`, and Milvus's CPU image has no GPU index types (`GPU_IVF_FLAT`, `GPU_CAGRA`, `GPU_BRUTE_FORCE`), so it cannot build one. No runtime, plugin or driver setting changes that.",
+            "The image is the project's CPU variant (a tag without `-gpu` or `-cuda`), or a requirements file pulled the CPU build of the framework over the CUDA one.",
+            "Use the GPU build of the image or the framework (the `-gpu` image tag, PyTorch from its CUDA wheel index), and keep the Pod's GPU request.",
+        ),
+        next: &[Next {
+            command: "kubectl get pod {pod} -n {namespace} -o jsonpath='{.spec.containers[*].image}'",
+            place: Cluster,
+            why: "see which image (and which variant of it) the container runs",
+        }],
+        fix: None,
+        example: "  File \"/home/xx/anaconda3/envs/tf-gpu/lib/python3.7/site-packages/torch/cuda/__init__.py\", line 95, in _check_driver\n    raise AssertionError(\"Torch not compiled with CUDA enabled\")\nAssertionError: Torch not compiled with CUDA enabled",
+        example_source: "https://github.com/facebookresearch/detectron2/issues/460",
+        near_miss: "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx",
     },
     Rule {
         id: "GW602",
