@@ -25,10 +25,13 @@ pub const WORKLOAD_ERROR: &str = "GW528";
 
 /// What a running workload or its node reports about itself: its program's own error (GW528), CUDA running out
 /// of memory (GW529), an unlicensed vGPU (GW530), a GPU operation it lacks the privilege for (GW531), a build
-/// without GPU support (GW532). Such a report may be another Pod's or the node's, so it does not say this Pod
+/// without GPU support (GW532), an X server without a console (GW533). Such a report may be another Pod's or the node's, so it does not say this Pod
 /// was scheduled, is never a Pending Pod's, and yields to a cause at an earlier gate.
 pub fn is_workload_report(id: &str) -> bool {
-    matches!(id, WORKLOAD_ERROR | "GW529" | "GW530" | "GW531" | "GW532")
+    matches!(
+        id,
+        WORKLOAD_ERROR | "GW529" | "GW530" | "GW531" | "GW532" | "GW533"
+    )
 }
 
 /// Whether a rule reads the reporter's own words, not a component's message.
