@@ -761,6 +761,40 @@ mod tests {
     }
 
     #[test]
+    fn gpu_stack_rules_leave_other_components_and_harmless_refusals_alone() {
+        let id = |text: &str| first_match(text).map(|m| m.rule.id);
+        // RBAC refusing a device plugin that is not the GPU's, or an event, is not the GPU stack left undone.
+        assert_eq!(
+            id(
+                r#"Failed to list *v1.Node: nodes is forbidden: User "system:serviceaccount:kube-system:sriov-device-plugin" cannot list resource "nodes" in API group "" at the cluster scope"#
+            ),
+            Some("GW506")
+        );
+        assert_eq!(
+            id(
+                r#"Server rejected event (will not retry!): events is forbidden: User "system:serviceaccount:gpu-operator:nvidia-device-plugin" cannot create resource "events" in API group "" in the namespace "default""#
+            ),
+            Some("GW506")
+        );
+        // Triton's summary line after a model failed to load says nothing of its own: the line before it does.
+        assert_eq!(
+            id("error: creating server: Internal - failed to load all models"),
+            None
+        );
+        // nvidia-peermem that a host's modprobe cannot load is GPUDirect RDMA, not the driver container failing.
+        assert_eq!(
+            id("modprobe: ERROR: could not insert 'nvidia_peermem': Invalid argument"),
+            None
+        );
+        // nvidia-docker 1.0's error stops where its sentence does, when the next line arrives joined.
+        let m = first_match("nvidia-docker | 2017/11/02 10:11:12 Error: unsupported CUDA version: driver 8.0 < image 9.0.176 $ nvidia-smi Thu Nov 2 10:12:00 2017").unwrap();
+        assert_eq!(
+            m.captures.get("error").map(String::as_str),
+            Some("unsupported CUDA version: driver 8.0 < image 9.0.176")
+        );
+    }
+
+    #[test]
     fn a_capture_named_field_alt_fills_the_field() {
         let m = first_match("/tmp/cuda-control/src/loader.c:856 can't find library libcuda.so.")
             .unwrap();

@@ -1134,11 +1134,11 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the GPU Operator's driver container log (nvidia-driver-daemonset), AMD's KMM worker log",
-        pattern: r"Could not resolve Linux kernel version|\bKernel module load error: \S|Unable to locate package (?P<package>linux-(?:objects|signatures|modules)-nvidia-\S+)|\bERROR: Unable to load the kernel module (?:'?nvidia(?:-\w+)*\.ko'?|'$)|\bError: Unable to find a match: (?P<package_alt>(?:kernel-(?:headers|devel|core)-|elfutils-libelf-devel)\S*)|\bERROR: modpost: GPL-incompatible module nvidia\.ko uses GPL-only symbol|\bCould not unload NVIDIA driver kernel modules, driver is in use|\bCould not find kernel full version\b|\bCould not locate Linux kernel version string\b|\bmodprobe: (?:ERROR|FATAL): [^']{0,120}?(?:'(?:ipmi_msghandler|ipmi_devintf|nvidia(?:[-_](?:uvm|modeset|drm|peermem))?)'|/drivers/gpu/|\bamdgpu\b)|\bnvidia-driver: line \d+: \w+: unbound variable|\bCannot download repodata/repomd\.xml: [^\n]*?\b404 for https?://repo\.radeon\.com/|\bmake(?:\[\d+\])?: \*+ \[[^\]\n]*/nvidia-[\d.]+/kernel\b[^\]\n]*\] Error \d+",
+        pattern: r"Could not resolve Linux kernel version|\bKernel module load error: \S|Unable to locate package (?P<package>linux-(?:objects|signatures|modules)-nvidia-\S+)|\bERROR: Unable to load the kernel module (?:'?nvidia(?:-\w+)*\.ko'?|'$)|\bError: Unable to find a match: (?P<package_alt>(?:kernel-(?:headers|devel|core)-|elfutils-libelf-devel)\S*)|\bERROR: modpost: GPL-incompatible module nvidia\.ko uses GPL-only symbol|\bCould not unload NVIDIA driver kernel modules, driver is in use|\bCould not find kernel full version\b|\bCould not locate Linux kernel version string\b|\bmodprobe: (?:ERROR|FATAL): [^']{0,120}?(?:'(?:ipmi_msghandler|ipmi_devintf|nvidia(?:[-_](?:uvm|modeset|drm))?)'|/drivers/gpu/|\bamdgpu\b)|\bfailed to load nvidia-peermem module\b|\bnvidia-driver: line \d+: \w+: unbound variable|\bFATAL: failed to reach RHEL package repositories\b|\bFailed to download metadata for repo '(?P<package_alt2>rhel-[\w.-]+)'|\bError in POSTIN scriptlet in rpm package (?P<package_alt3>amdgpu-dkms|kmod-nvidia\S*|nvidia-\S*dkms\S*)|\bCannot download repodata/repomd\.xml: [^\n]*?\b404 for https?://repo\.radeon\.com/|\bmake(?:\[\d+\])?: \*+ \[[^\]\n]*/nvidia-[\d.]+/kernel\b[^\]\n]*\] Error \d+",
         summary: "the driver container cannot install or load the GPU driver for the node's kernel, so the node's GPUs have no driver and advertise nothing",
         explanation: doc!(
-            "The GPU Operator's driver container (or AMD's KMM worker) builds or installs the kernel modules for the running kernel and loads them. It could not find that kernel's packages (headers, the precompiled `linux-objects-nvidia-…` modules, AMD's `amdgpu` repository) or `modprobe` could not load a module the driver needs (`nvidia-peermem`, for GPUDirect RDMA, too), or its own script stopped on a variable the node's OS did not set, so it exits and restarts; until a driver loads, the device plugin finds no GPU and the node advertises none.",
-            "The node runs a kernel the driver image has no packages for: a newer or older kernel than the repositories carry, or a distribution the image does not support (Talos, a custom kernel), where the driver has to come from the OS instead. When the module builds but `nvidia.ko` does not load, the kernel refused it: `nouveau` holds the GPU, Secure Boot rejects an unsigned module, or it was built against other kernel sources. `nvidia-peermem` fails to load when the RDMA stack (MOFED, the Network Operator's driver) changed under the loaded modules, or when the driver image is for another OS than the node's.",
+            "The GPU Operator's driver container (or AMD's KMM worker) builds or installs the kernel modules for the running kernel and loads them. It could not find that kernel's packages (headers, the precompiled `linux-objects-nvidia-…` modules, AMD's `amdgpu` repository) or could not reach the repositories at all (RHEL's without an entitlement, an air-gapped node) or `modprobe` could not load a module the driver needs (the driver container's `nvidia-peermem`, for GPUDirect RDMA, too), or its own script stopped on a variable the node's OS did not set, so it exits and restarts; until a driver loads, the device plugin finds no GPU and the node advertises none.",
+            "The node runs a kernel the driver image has no packages for: a newer or older kernel than the repositories carry, or a distribution the image does not support (Talos, a custom kernel), where the driver has to come from the OS instead. A DKMS package whose install script fails (`Error in POSTIN scriptlet in rpm package amdgpu-dkms`) did not build the module for the running kernel. When the module builds but `nvidia.ko` does not load, the kernel refused it: `nouveau` holds the GPU, Secure Boot rejects an unsigned module, or it was built against other kernel sources. `nvidia-peermem` fails to load when the RDMA stack (MOFED, the Network Operator's driver) changed under the loaded modules, or when the driver image is for another OS than the node's.",
             "Use a driver image (or precompiled driver) for this kernel, pin the kernel to one the repositories carry, or install the driver on the host and disable the Operator's driver (`driver.enabled=false`).",
         ),
         next: &[
@@ -2086,12 +2086,12 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "a DRA driver's log (its ResourceSlice controller), or the events of a ResourceClaim that a classic DRA driver allocates",
-        pattern: r#"\bcreate resource slice: ResourceSlice\.resource\.k8s\.io \\?"(?P<slice>[^"\\]+)\\?" is invalid: \[?\s*(?P<why>(?:[^\n,\\\[\]]|\[[\w.-]+\])+)?|\b(?P<why_alt2>failed to list \*v1(?:alpha\d|beta\d)?\.ResourceSlice: the server could not find the requested resource)\b|\ballocate: error performing (?:immediate|delayed) allocation: (?P<why_alt>[^\n\x22]{1,200})"#,
+        pattern: r#"\bcreate resource slice: ResourceSlice\.resource\.k8s\.io \\?"(?P<slice>[^"\\]+)\\?" is invalid: \[?\s*(?P<why>(?:[^\n,\\\[\]]|\[[\w.-]+\])+)?|\b(?P<why_alt2>failed to list \*v1(?:alpha\d|beta\d)?\.ResourceSlice: the server could not find the requested resource)\b|\ballocate: error performing (?:immediate|delayed) allocation: (?P<why_alt>[^\n\x22]{1,200})|\b(?P<why_alt3>\w+ feature requires GPU driver version >= [\d.]+, but found [\d.]+)"#,
         summary: "the DRA driver cannot publish or allocate its devices ({why|the apiserver rejected its ResourceSlice}), so no claim for them can be satisfied",
         explanation: doc!(
             "A DRA driver tells the scheduler which devices a node has by writing ResourceSlice objects (`resource.k8s.io`). The apiserver refused them (the driver wrote a slice the API's validation rejects), or does not serve the API version the driver was built for, or (with classic DRA) the driver's own allocation failed: the node publishes no device, and Pods whose ResourceClaims ask for one stay Pending.",
-            "A driver bug or configuration the driver does not handle (a driver version string that is not semver, a sharing or partitioning feature enabled on a GPU that lacks it), or a driver older or newer than the cluster's `resource.k8s.io` version (`v1beta1` is no longer served by default from Kubernetes 1.34).",
-            "Read the validation error, then upgrade the DRA driver to a release for this Kubernetes version (or enable the API version it needs with the apiserver's `--runtime-config`), or turn off the driver feature that produces the invalid slice; check `kubectl get resourceslices` afterwards.",
+            "A driver bug or configuration the driver does not handle (a driver version string that is not semver, a sharing or partitioning feature enabled on a GPU that lacks it), or a driver older or newer than the cluster's `resource.k8s.io` version (`v1beta1` is no longer served by default from Kubernetes 1.34), or a feature gate of the driver (IMEX daemons with DNS names) that needs a newer GPU driver than the node has, so its kubelet plugin exits at start.",
+            "Read the validation error, then upgrade the DRA driver to a release for this Kubernetes version (or enable the API version it needs with the apiserver's `--runtime-config`), or turn off the driver feature that produces the invalid slice or that the node's GPU driver is too old for; check `kubectl get resourceslices` afterwards.",
         ),
         next: &[
             Next {
@@ -2116,16 +2116,16 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "a GPU-stack component's log (the GPU Operator, a device plugin, GPU Feature Discovery, a DRA driver)",
-        pattern: r#"is forbidden: User \\?"(?P<user>system:serviceaccount:[^"\\]*(?:gpu-operator|device-plugin|gpu-feature-discovery|dra-driver)[^"\\]*)\\?" cannot (?P<verb>[a-z]+) resource \\?"(?P<kind>[^"\\]+)\\?""#,
+        pattern: r#"is forbidden: User \\?"(?P<user>system:serviceaccount:[^:"\\]+:[^:"\\]*(?:gpu|nvidia|hami)[^:"\\]*)\\?" cannot (?P<verb>[a-z]+) resource \\?"(?P<kind>[a-df-z][\w.]*|e[a-uw-z][\w.]*)\\?""#,
         summary: "the GPU stack's own service account {user} may not {verb} {kind}, so that component does not do its work and the node's GPUs are not set up or advertised",
         explanation: doc!(
-            "A component of the GPU stack called the Kubernetes API and RBAC refused it. The GPU Operator that cannot read its ClusterPolicy deploys no driver, toolkit or device plugin; a device plugin or GPU Feature Discovery that cannot read or label its node, or a DRA driver that cannot write its ResourceSlices, leaves the node without the GPU resource or the labels the Pods select on. GPU Pods stay Pending.",
+            "A component of the GPU stack (its service account's name says GPU, NVIDIA or HAMi) called the Kubernetes API and RBAC refused it (a refused event, which harms nothing, is left to GW506). The GPU Operator that cannot read its ClusterPolicy deploys no driver, toolkit or device plugin; a device plugin or GPU Feature Discovery that cannot read or label its node, or a DRA driver that cannot write its ResourceSlices, leaves the node without the GPU resource or the labels the Pods select on. GPU Pods stay Pending.",
             "The component was installed by hand or by an older chart whose ClusterRole lacks the verb, into another namespace than its ClusterRoleBinding names (the binding points at the chart's namespace, the Pod runs in `default`), or its ClusterRole was not upgraded with the component.",
             "Install the component with its chart into the namespace the chart expects, or bind its ClusterRole to the service account the message names; then restart its Pod.",
         ),
         next: &[
             Next {
-                command: "kubectl auth can-i {verb} {kind} --as={user}",
+                command: "kubectl auth can-i {verb} {kind} --as={user} --all-namespaces",
                 place: Cluster,
                 why: "confirm what RBAC refuses the component",
             },
@@ -4531,7 +4531,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "`nvidia-docker` 1.0's own error, or Docker's reply when its `nvidia-docker` volume plugin cannot create the driver volume",
-        pattern: r"\bnvidia-docker \| \d{4}/\d\d/\d\d \d\d:\d\d:\d\d Error: (?P<error>[^\n?]{1,120}\??)|\bcreate (?P<volume>nvidia_driver_[\d.]+): VolumeDriver\.Create: (?P<error_alt>[^\n.]{1,120})",
+        pattern: r"\bnvidia-docker \| \d{4}/\d\d/\d\d \d\d:\d\d:\d\d Error: (?P<error>[^\n]{1,120}?)(?:[.?]?\s{2,}|[.?]\s+[A-Z$]|\s+\$ |$)|\bcreate (?P<volume>nvidia_driver_[\d.]+): VolumeDriver\.Create: (?P<error_alt>[^\n]{1,120}?)(?:[.?]?\s{2,}|[.?]\s+[A-Z$]|\s+See '|$)",
         summary: "nvidia-docker 1.0 cannot set up the GPU for the container ({error}): this legacy wrapper and its driver volume {volume|plugin} fail on the node",
         explanation: doc!(
             "nvidia-docker 1.0 (2016–2017) gave containers their GPUs itself: its wrapper added the device nodes and a Docker volume (`nvidia_driver_<version>`) holding the driver's libraries, which its `nvidia-docker-plugin` built from the host's driver. Here the wrapper or the volume plugin failed (a kernel module it could not load, a volume it could not create), so the container does not start with its GPU. Kubernetes of that era (the `alpha.kubernetes.io/nvidia-gpu` resource) mounted the same volume.",
@@ -5211,12 +5211,12 @@ pub static RULES: &[Rule] = &[
         name: "workload-raised-error",
         category: C::Other,
         gate: G::Runtime,
-        looks_at: "the container's log (a Python program's exception, its argument parser (argparse, click), its configuration's validation, a server's start-up error: Triton's `creating server`, Milvus's index build)",
-        pattern: r"(?:^|\s)(?P<error>(?:[\w.]+\.)?(?:Value|Key|Type|Attribute|Name|Syntax|Indentation|ModuleNotFound|JSONDecode|Index|ZeroDivision|UnboundLocal|Validation)Error: [^\n]+)|(?:^|\s)[\w.-]+: error: (?P<error_alt>(?:unrecognized arguments|argument --?[\w-]+|the following arguments are required)[^\n]*)|\b(?P<error_alt2>\d+ validation errors? for \w+)|(?:^|\s)Error: (?P<error_alt3>(?:Invalid value for|No such option|Missing option|Got unexpected extra argument)[^\n]*)|\b(?P<error_alt4>failed to create index, C Runtime Exception: +=> index not supported)\b|\berror: creating server: (?P<error_alt5>[A-Z][a-z]+(?: [a-z]+)? - [^\n]{1,160})",
+        looks_at: "the container's log (a Python program's exception, its argument parser (argparse, click), its configuration's validation, a server's start-up error: Triton's `creating server` without its model store's credentials)",
+        pattern: r"(?:^|\s)(?P<error>(?:[\w.]+\.)?(?:Value|Key|Type|Attribute|Name|Syntax|Indentation|ModuleNotFound|JSONDecode|Index|ZeroDivision|UnboundLocal|Validation)Error: [^\n]+)|(?:^|\s)[\w.-]+: error: (?P<error_alt>(?:unrecognized arguments|argument --?[\w-]+|the following arguments are required)[^\n]*)|\b(?P<error_alt2>\d+ validation errors? for \w+)|(?:^|\s)Error: (?P<error_alt3>(?:Invalid value for|No such option|Missing option|Got unexpected extra argument)[^\n]*)|\berror: creating server: (?P<error_alt5>[A-Z][a-z]+(?: [a-z]+)? - Unable to create \w+ client\b[^\n]{0,60})",
         summary: "the workload started and stopped on its own error ({error}): the GPU stack let it run, so the fix is in its program, its arguments or its configuration",
         explanation: doc!(
             "The container ran: the scheduler placed it, the device plugin gave it its GPUs and the runtime started it. Then the program itself stopped on an error of its own making (a Python exception such as `ValueError` or `KeyError`, its argument parser refusing a flag, its configuration failing validation), and the kubelet restarts it (CrashLoopBackOff). No GPU gate is involved. (An error that names the GPU, CUDA or the device, or a record that also reports CUDA running out of memory, is left to the other rules: it may be the GPU's doing.)",
-            "The image and its arguments do not agree (a flag an upgraded server removed, a model its version cannot load), an environment variable holds what the program does not expect (Kubernetes sets `<SERVICE>_PORT=tcp://…` for every Service, which breaks a program that reads its own `…_PORT`), or the configuration names a value the program does not know (an index type its build lacks, a model repository it has no credentials for).",
+            "The image and its arguments do not agree (a flag an upgraded server removed, a model its version cannot load), an environment variable holds what the program does not expect (Kubernetes sets `<SERVICE>_PORT=tcp://…` for every Service, which breaks a program that reads its own `…_PORT`), or the configuration names a value the program does not know (a model repository in cloud storage it has no credentials for).",
             "Read the exception and the lines above it, then fix the arguments, the environment or the configuration, or pin the image to a version that accepts them.",
         ),
         next: &[
@@ -5309,18 +5309,11 @@ pub static RULES: &[Rule] = &[
             "MIG mode is the node's configuration, not a Pod's: a container that asks for a GPU may not change it. The DCGM exporter's manifest (a static YAML, a hardened chart) drops the `SYS_ADMIN` capability or runs it as a non-root user.",
             "Change MIG mode on the node or with the GPU Operator's MIG manager (`nvidia.com/mig.config` label), not from a workload; run the DCGM exporter with `securityContext.capabilities.add: [SYS_ADMIN]` as its chart does, or turn off the profiling metrics.",
         ),
-        next: &[
-            Next {
-                command: "kubectl get pod {pod} -n {namespace} -o jsonpath='{.spec.containers[*].securityContext}'",
-                place: Cluster,
-                why: "see the privileges and capabilities the container runs with",
-            },
-            Next {
-                command: "kubectl get nodes -L nvidia.com/mig.config -L nvidia.com/mig.config.state",
-                place: Cluster,
-                why: "see the MIG layout each node is set to by the MIG manager",
-            },
-        ],
+        next: &[Next {
+            command: "kubectl get pod {pod} -n {namespace} -o jsonpath='{.spec.containers[*].securityContext}'",
+            place: Cluster,
+            why: "see the privileges and capabilities the container runs with",
+        }],
         fix: None,
         example: "k exec -it nvidia-smi -- nvidia-smi -i 0 -mig 1\nUnable to enable MIG Mode for GPU 00000000:CA:00.0: Insufficient Permissions\nTerminating early due to previous errors.",
         example_source: "https://github.com/siderolabs/talos/issues/11314",
@@ -5332,10 +5325,10 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Runtime,
         looks_at: "the container's log (PyTorch, Milvus's index node)",
-        pattern: r"\bTorch not compiled with (?P<feature>CUDA) enabled\b|\bfailed to find index (?P<feature_alt>GPU_\w+) in factory\b",
-        summary: "the program in the image is a build without GPU support ({feature} missing): the GPU may be there, but this build cannot use it, so the fix is the image, not the GPU stack",
+        pattern: r"\bTorch not compiled with (?P<feature>CUDA) enabled\b|\bfailed to find index (?P<feature_alt>GPU_\w+) in factory\b|\bfailed to create index, C Runtime Exception: +=> index not supported at \S*VectorMemIndex",
+        summary: "the program in the image is a build without GPU support ({feature|its GPU index types} missing): the GPU may be there, but this build cannot use it, so the fix is the image, not the GPU stack",
         explanation: doc!(
-            "The container ran and its program asked for the GPU, but the program was built for CPUs only: PyTorch installed from a CPU wheel says `Torch not compiled with CUDA enabled`, and Milvus's CPU image has no GPU index types (`GPU_IVF_FLAT`, `GPU_CAGRA`, `GPU_BRUTE_FORCE`), so it cannot build one. No runtime, plugin or driver setting changes that.",
+            "The container ran and its program asked for the GPU, but the program was built for CPUs only: PyTorch installed from a CPU wheel says `Torch not compiled with CUDA enabled`, and Milvus's CPU image has no GPU index types (`GPU_IVF_FLAT`, `GPU_CAGRA`, `GPU_BRUTE_FORCE`), so it cannot build one (`failed to find index GPU_… in factory`, or only `index not supported` from its index node). No runtime, plugin or driver setting changes that.",
             "The image is the project's CPU variant (a tag without `-gpu` or `-cuda`), or a requirements file pulled the CPU build of the framework over the CUDA one.",
             "Use the GPU build of the image or the framework (the `-gpu` image tag, PyTorch from its CUDA wheel index), and keep the Pod's GPU request.",
         ),
@@ -5356,11 +5349,11 @@ pub static RULES: &[Rule] = &[
         gate: G::Runtime,
         looks_at: "the X server's log in a GPU desktop or streaming container (Selkies, Games on Whales, Isaac Sim)",
         pattern: r"\bparse_vt_settings: Cannot open /dev/tty0 \((?P<why>[^)\n]{1,60})\)|\bxf86OpenConsole: Cannot open virtual console \d+ \((?P<why_alt>[^)\n]{1,60})\)",
-        summary: "the X server in the container cannot open a virtual console ({why}): a container has none, so Xorg has to be told not to use one; the GPU is not what stops it",
+        summary: "the X server in the container cannot open a virtual console ({why}): a container has no console device unless it is given one; the GPU is not what stops it",
         explanation: doc!(
             "Xorg, started as it would be on a desktop, opens `/dev/tty0` to take a virtual console before it uses the GPU. A container has no console device (and may not open the host's), so the X server stops with a fatal error, usually after it has already loaded the NVIDIA driver module.",
             "The desktop or streaming image starts Xorg with its defaults, or the host's console is not shared with the Pod.",
-            "Start Xorg without a console (`-novtswitch -sharevts` with a fixed `vt7`, or the image's setting for containers), or give the container the console device it names; the GPU needs no change.",
+            "Give the X server the console it opens: with a fixed VT (`vt7 -novtswitch -sharevts`) Xorg skips `/dev/tty0` but still opens `/dev/tty7`, so mount that device into the container (or run the X server privileged), or use the image's headless mode that needs no console; the GPU needs no change.",
         ),
         next: &[Next {
             command: "kubectl logs {pod} -n {namespace} --tail=60",
