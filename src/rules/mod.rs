@@ -786,6 +786,19 @@ mod tests {
             id("modprobe: ERROR: could not insert 'nvidia_peermem': Invalid argument"),
             None
         );
+        // Pod Security refusing a hostPath volume that does not hold the GPU's devices is the policy's business.
+        assert_eq!(
+            id(
+                r#"pods "app-0" is forbidden: violates PodSecurity "baseline:latest": hostPath volumes (volume "drive-data")"#
+            ),
+            Some("GW210")
+        );
+        assert_eq!(
+            id(
+                r#"pods "app-0" is forbidden: violates PodSecurity "baseline:latest": hostPath volumes (volume "dev-dri")"#
+            ),
+            Some("GW224")
+        );
         // nvidia-docker 1.0's error stops where its sentence does, when the next line arrives joined.
         let m = first_match("nvidia-docker | 2017/11/02 10:11:12 Error: unsupported CUDA version: driver 8.0 < image 9.0.176 $ nvidia-smi Thu Nov 2 10:12:00 2017").unwrap();
         assert_eq!(

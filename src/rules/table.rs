@@ -110,7 +110,8 @@ pub static CATCH_ALL: &[&str] = &[
 /// cannot start); GW529 says HAMi-core's failed allocation is CUDA's out-of-memory code (GW439 would only say the
 /// library failed); GW174 says the object the apiserver found invalid is a DRA driver's ResourceSlice (or its classic
 /// allocation state), not the Pod (GW211); GW175 says the service account RBAC refuses is the GPU stack's own (GW506 would
-/// call it a workload's).
+/// call it a workload's); GW224 says the hostPath volume Pod Security refuses holds the GPU's device files (GW210
+/// would call it a policy's business, not the GPU's).
 pub static REFINES: &[(&str, &str)] = &[
     ("GW146", "GW105"),
     ("GW151", "GW145"),
@@ -135,6 +136,7 @@ pub static REFINES: &[(&str, &str)] = &[
     ("GW174", "GW211"),
     ("GW529", "GW439"),
     ("GW175", "GW506"),
+    ("GW224", "GW210"),
 ];
 
 /// Rules that read the reporter's own words (or the manifests they pasted) in a ticket, not a component's
@@ -2717,6 +2719,36 @@ pub static RULES: &[Rule] = &[
         example: "  Warning  InternalError  7s (x16 over 2m51s)  v1beta1Controllers  fails to reconcile predictor: admission webhook \"validation.webhook.serving.knative.dev\" denied the request: validation failed: must not set the field(s): spec.template.spec.nodeSelector",
         example_source: "https://github.com/kserve/kserve/issues/1433",
         near_miss: "Error from server (Forbidden): error when creating \"test_NBody.yml\": admission webhook \"validation.gatekeeper.sh\" denied the request: [userpodlimits] container <cudasample> has no cpu limit, please see https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/",
+    },
+    Rule {
+        id: "GW224",
+        name: "gpu-device-hostpath-refused",
+        category: C::InvalidSpec,
+        gate: G::Admission,
+        looks_at: "apiserver reply to create, FailedCreate event on the owner (Pod Security admission)",
+        pattern: r#"violates PodSecurity \\?"(?P<level>[^"\\]+)\\?": [^\n]{0,200}?\bhostPath volumes? \(volumes? \\?"(?P<volume>[^"\\]*\b(?:dri|nvidia[\w-]*|gpus?|kfd|accel)\b[^"\\]*)\\?""#,
+        summary: "the namespace's Pod Security level ({level}) refuses the pod's hostPath volume {volume}: the GPU's device files are mounted by hand, which that level does not allow",
+        explanation: doc!(
+            "The Pod mounts the GPU's device files from the node (`/dev/dri`, `/dev/nvidia*`, `/dev/kfd`) as a hostPath volume, and the namespace's Pod Security level (`baseline` or `restricted`) forbids hostPath volumes, so the apiserver refuses the Pod (or the controller's FailedCreate says so) and it is never created.",
+            "The manifest (often a media server's or a home lab's chart) passes the GPU in the way a plain container would, instead of asking the device plugin for it; or the cluster (Talos, a hardened distribution) enforces `baseline` everywhere by default.",
+            "Ask for the GPU as a resource (`gpu.intel.com/i915`, `nvidia.com/gpu`, `amd.com/gpu`) and drop the hostPath volume: the device plugin mounts the device files without one. Only if that is not possible, label the namespace `pod-security.kubernetes.io/enforce=privileged`.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get namespace {namespace} --show-labels",
+                place: Cluster,
+                why: "see the namespace's Pod Security level",
+            },
+            Next {
+                command: "kubectl get nodes -o custom-columns=NAME:.metadata.name,ALLOCATABLE:.status.allocatable",
+                place: Cluster,
+                why: "see which GPU resource the nodes advertise, to ask for it instead of the device files",
+            },
+        ],
+        fix: None,
+        example: "pods \"plex-...\" is forbidden: violates PodSecurity \"baseline:latest\": hostPath volumes (volume \"dri\")",
+        example_source: "https://github.com/mortennordbye/homelab/pull/612",
+        near_miss: "pods \"plex-...\" is forbidden: violates PodSecurity \"baseline:latest\": hostPath volumes (volume \"config\")",
     },
     Rule {
         id: "GW301",
