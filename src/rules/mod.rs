@@ -25,8 +25,9 @@ pub const WORKLOAD_ERROR: &str = "GW528";
 
 /// What a running workload or its node reports about itself: its program's own error (GW528), CUDA running out
 /// of memory (GW529), an unlicensed vGPU (GW530), a GPU operation it lacks the privilege for (GW531), a build
-/// without GPU support (GW532), an X server without a console (GW533). Such a report may be another Pod's or the node's, so it does not say this Pod
-/// was scheduled, is never a Pending Pod's, and yields to a cause at an earlier gate.
+/// without GPU support (GW532), an X server without a console (GW533). Such a report may be another Pod's or the
+/// node's, so it does not say this Pod was scheduled, is never a Pending Pod's, and yields to a cause at an
+/// earlier gate.
 pub fn is_workload_report(id: &str) -> bool {
     matches!(
         id,
@@ -761,7 +762,7 @@ mod tests {
     }
 
     #[test]
-    fn gpu_stack_rules_leave_other_components_and_harmless_refusals_alone() {
+    fn rules_leave_text_that_only_looks_like_theirs_alone() {
         let id = |text: &str| first_match(text).map(|m| m.rule.id);
         // RBAC refusing a device plugin that is not the GPU's, or an event, is not the GPU stack left undone.
         assert_eq!(
