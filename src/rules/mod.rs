@@ -23,16 +23,10 @@ pub use table::RULES;
 /// diagnosis weighs it after every other cause and never gives it to a Pod that was not placed.
 pub const WORKLOAD_ERROR: &str = "GW528";
 
-/// What a running workload or its node reports about itself: its program's own error (GW528), CUDA running out
-/// of memory (GW529), an unlicensed vGPU (GW530), a GPU operation it lacks the privilege for (GW531), a build
-/// without GPU support (GW532), an X server without a console (GW533). Such a report may be another Pod's or the
-/// node's, so it does not say this Pod was scheduled, is never a Pending Pod's, and yields to a cause at an
-/// earlier gate.
+/// Whether a rule reads what a running workload or its node reports about itself (`table::WORKLOAD_REPORT`):
+/// it does not say this Pod was scheduled, is never a Pending Pod's, and yields to a cause at an earlier gate.
 pub fn is_workload_report(id: &str) -> bool {
-    matches!(
-        id,
-        WORKLOAD_ERROR | "GW529" | "GW530" | "GW531" | "GW532" | "GW533"
-    )
+    table::WORKLOAD_REPORT.contains(&id)
 }
 
 /// Whether a rule reads the reporter's own words, not a component's message.
@@ -696,6 +690,19 @@ mod tests {
             capture_regex(r.pattern).unwrap_or_else(|e| panic!("{}: {e}", r.id));
         }
         let _ = &*COMPILED;
+    }
+
+    #[test]
+    fn workload_reports_are_runtime_findings_that_are_no_gpu_gate() {
+        assert!(table::WORKLOAD_REPORT.contains(&WORKLOAD_ERROR));
+        for id in table::WORKLOAD_REPORT {
+            let r = by_id(id).unwrap_or_else(|| panic!("{id} is not in the table"));
+            assert_eq!(
+                (r.category, r.gate),
+                (Category::Other, Gate::Runtime),
+                "{id}"
+            );
+        }
     }
 
     #[test]

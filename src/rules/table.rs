@@ -139,6 +139,13 @@ pub static REFINES: &[(&str, &str)] = &[
     ("GW224", "GW210"),
 ];
 
+/// Rules that read what a running workload or its node reports about itself: its program's own error (GW528),
+/// CUDA running out of memory (GW529), an unlicensed vGPU (GW530), a GPU operation it lacks the privilege for
+/// (GW531), a build without GPU support (GW532), an X server without a console (GW533). Such a report may be
+/// another Pod's or the node's, so it does not say this Pod was scheduled, is never a Pending Pod's, and yields to
+/// a cause at an earlier gate.
+pub static WORKLOAD_REPORT: &[&str] = &["GW528", "GW529", "GW530", "GW531", "GW532", "GW533"];
+
 /// Rules that read the reporter's own words (or the manifests they pasted) in a ticket, not a component's
 /// message. A record that matches one of them and a message rule gives both: the words say what the message
 /// cannot (whose GPUs are taken, that the node advertises none), and the diagnosis weighs them.
