@@ -8,14 +8,21 @@ use std::process::{Command, Output};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-/// A running control plane with the lab applied. Built by [`cluster`].
+/// The Kubernetes versions the lab runs at (tests/cluster/versions): the newest, which every control-plane test
+/// uses, and the oldest still run in production, which the scheduling, admission and live tests run at again.
+pub const NEWEST: &str = "v1.37.2";
+pub const OLDEST: &str = "v1.30.14";
+
+/// A running control plane with the lab applied. Built by [`cluster`] or [`cluster_at`].
 #[derive(Debug)]
 pub struct Cluster {
+    /// The Kubernetes version of every component (`NEWEST` or `OLDEST`).
+    pub version: &'static str,
     /// Kubeconfig with contexts `admin` and `restricted` (namespace `gpu-lab` only).
     pub kubeconfig: PathBuf,
-    /// The cached bin dir of tests/cluster/build: kubectl, kube-apiserver, etcd, … at v1.37.2.
+    /// The cached bin dir of tests/cluster/build: kubectl, kube-apiserver, etcd, … at `version`.
     pub bin_dir: PathBuf,
-    /// `${GPUWHY_CLUSTER_DIR:-/tmp/gpuwhy-cluster}`: PKI, logs, pid files, lab outputs.
+    /// `/tmp/gpuwhy-cluster` (`-v1.30` for the oldest), or the newest's `GPUWHY_CLUSTER_DIR`: PKI, logs, pid files, lab outputs.
     pub state_dir: PathBuf,
     /// The kube-apiserver audit log (every request, Metadata level).
     pub audit_log: PathBuf,
@@ -24,26 +31,55 @@ pub struct Cluster {
 /// The namespace the lab's scenarios live in, and the only one the `restricted` context can read.
 pub const LAB_NAMESPACE: &str = "gpu-lab";
 
-/// The control plane and lab, started (or reused) on first use in this test process.
+/// The newest control plane and its lab, started (or reused) on first use in this test process.
 pub fn cluster() -> &'static Cluster {
-    static CLUSTER: OnceLock<Cluster> = OnceLock::new();
-    CLUSTER.get_or_init(start)
+    cluster_at(NEWEST)
+}
+
+/// The control plane of `version` (`NEWEST` or `OLDEST`) and its lab, started (or reused) on first use in this
+/// test process. The two run side by side, on their own ports and state dirs.
+pub fn cluster_at(version: &'static str) -> &'static Cluster {
+    static AT_NEWEST: OnceLock<Cluster> = OnceLock::new();
+    static AT_OLDEST: OnceLock<Cluster> = OnceLock::new();
+    let cell = match version {
+        NEWEST => &AT_NEWEST,
+        OLDEST => &AT_OLDEST,
+        other => {
+            panic!("no control plane for {other}; tests/cluster/versions has {NEWEST} and {OLDEST}")
+        }
+    };
+    cell.get_or_init(|| start(version))
 }
 
 fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn run_script(name: &str) -> String {
+fn run_script(name: &str, version: &str) -> String {
     let script = repo_root().join("tests/cluster").join(name);
     let started = Instant::now();
-    let out = Command::new(&script)
+    let mut cmd = Command::new(&script);
+    cmd.env("GPUWHY_K8S_VERSION", version);
+    if version != NEWEST {
+        // A state dir or port set for the newest must not make the two clusters one.
+        for var in [
+            "GPUWHY_CLUSTER_DIR",
+            "GPUWHY_ETCD_PORT",
+            "GPUWHY_ETCD_PEER_PORT",
+            "GPUWHY_APISERVER_PORT",
+            "GPUWHY_SCHEDULER_PORT",
+            "GPUWHY_KCM_PORT",
+        ] {
+            cmd.env_remove(var);
+        }
+    }
+    let out = cmd
         .output()
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()));
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     if !out.status.success() {
         panic!(
-            "{} failed ({}) after {:?}; the control-plane tests need it.\n--- stderr ---\n{}\n--- stdout ---\n{}",
+            "{} ({version}) failed ({}) after {:?}; the control-plane tests need it.\n--- stderr ---\n{}\n--- stdout ---\n{}",
             script.display(),
             out.status,
             started.elapsed(),
@@ -62,14 +98,14 @@ fn last_line(s: &str) -> &str {
         .trim()
 }
 
-fn start() -> Cluster {
-    let kubeconfig = PathBuf::from(last_line(&run_script("up")));
+fn start(version: &'static str) -> Cluster {
+    let kubeconfig = PathBuf::from(last_line(&run_script("up", version)));
     assert!(
         kubeconfig.is_file(),
         "tests/cluster/up printed {kubeconfig:?}, which is not a file"
     );
     // The lab is idempotent: on a warm cluster it only re-asks the apiserver for the rejections.
-    run_script("lab");
+    run_script("lab", version);
     let state_dir = kubeconfig
         .parent()
         .expect("kubeconfig lives in the state dir")
@@ -79,6 +115,7 @@ fn start() -> Cluster {
         .unwrap_or_else(|e| panic!("{}: {e}", state_dir.join("bin-dir").display()));
     let audit_log = state_dir.join("audit.log");
     Cluster {
+        version,
         kubeconfig,
         bin_dir,
         state_dir,
@@ -87,7 +124,7 @@ fn start() -> Cluster {
 }
 
 impl Cluster {
-    /// The real kubectl v1.37.2 built with the control plane (not the system's kubectl).
+    /// The real kubectl of `version`, built with the control plane (not the system's kubectl).
     pub fn kubectl_path(&self) -> PathBuf {
         self.bin_dir.join("kubectl")
     }

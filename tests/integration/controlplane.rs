@@ -1,15 +1,15 @@
-//! Tests against the real kube-apiserver and kube-scheduler.
+//! Tests against the real kube-apiserver and kube-scheduler, at every version in tests/cluster/versions.
 //! They assert what the real components of the control plane (tests/cluster/up) said about the GPU lab
 //! (tests/cluster/lab): the scheduler's FailedScheduling events and PodScheduled conditions, the apiserver's
 //! rejection texts, the owners' FailedCreate events, the containerd handler text, the version, and the audit log.
-//! They do not test gpuwhy's diagnosis; the fixtures captured from this lab (tests/fixtures/k8s-v1.37.2) do that.
+//! They do not test gpuwhy's diagnosis; the fixtures captured from this lab (tests/fixtures/k8s-<version>) do that.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::cluster::{LAB_NAMESPACE, cluster};
+use crate::cluster::{Cluster, LAB_NAMESPACE, NEWEST, OLDEST};
 
 const SCHEDULER_WAIT: Duration = Duration::from_secs(60);
 
@@ -19,8 +19,8 @@ fn manifest(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn pod(name: &str) -> Value {
-    cluster().get_json(&["-n", LAB_NAMESPACE, "get", "pod", name])
+fn pod(c: &Cluster, name: &str) -> Value {
+    c.get_json(&["-n", LAB_NAMESPACE, "get", "pod", name])
 }
 
 fn condition<'a>(pod: &'a Value, kind: &str) -> Option<&'a Value> {
@@ -35,9 +35,9 @@ fn str_of(v: &Value) -> &str {
 }
 
 /// core/v1 Events about `kind/name` in the lab namespace.
-fn events(kind: &str, name: &str) -> Vec<Value> {
+fn events(c: &Cluster, kind: &str, name: &str) -> Vec<Value> {
     let selector = format!("involvedObject.kind={kind},involvedObject.name={name}");
-    let list = cluster().get_json(&[
+    let list = c.get_json(&[
         "-n",
         LAB_NAMESPACE,
         "get",
@@ -49,9 +49,9 @@ fn events(kind: &str, name: &str) -> Vec<Value> {
 }
 
 /// events.k8s.io/v1 Events about `kind/name` in the lab namespace.
-fn events_v1(kind: &str, name: &str) -> Vec<Value> {
+fn events_v1(c: &Cluster, kind: &str, name: &str) -> Vec<Value> {
     let selector = format!("regarding.kind={kind},regarding.name={name}");
-    let list = cluster().get_json(&[
+    let list = c.get_json(&[
         "-n",
         LAB_NAMESPACE,
         "get",
@@ -64,13 +64,12 @@ fn events_v1(kind: &str, name: &str) -> Vec<Value> {
 
 /// Waits for the scheduler to mark `name` Unschedulable and to record the matching FailedScheduling event.
 /// Returns the condition's message (complete; the event's copy is cut at 1024 bytes, not reached here).
-fn unschedulable(name: &str) -> String {
-    let c = cluster();
+fn unschedulable(c: &Cluster, name: &str) -> String {
     let message = c.wait_for(
         &format!("PodScheduled=False/Unschedulable on {name}"),
         SCHEDULER_WAIT,
         || {
-            let p = pod(name);
+            let p = pod(c, name);
             let cond = condition(&p, "PodScheduled").ok_or("no PodScheduled condition yet")?;
             if cond["status"] == "False" && cond["reason"] == "Unschedulable" {
                 Ok(str_of(&cond["message"]).to_owned())
@@ -84,7 +83,7 @@ fn unschedulable(name: &str) -> String {
         &format!("FailedScheduling event for {name} saying {message:?}"),
         SCHEDULER_WAIT,
         || {
-            let v1 = events_v1("Pod", name);
+            let v1 = events_v1(c, "Pod", name);
             let hit = v1
                 .iter()
                 .find(|e| e["reason"] == "FailedScheduling" && e["note"] == message.as_str());
@@ -92,7 +91,7 @@ fn unschedulable(name: &str) -> String {
             assert_eq!(e["type"], "Warning");
             assert_eq!(e["action"], "Scheduling");
             assert_eq!(e["reportingController"], "default-scheduler");
-            let core = events("Pod", name);
+            let core = events(c, "Pod", name);
             core.iter()
                 .find(|e| e["reason"] == "FailedScheduling" && e["message"] == message.as_str())
                 .map(|_| ())
@@ -103,12 +102,11 @@ fn unschedulable(name: &str) -> String {
 }
 
 /// `kubectl create -f -` (manifest on stdin, as the lab does) as admin must fail; returns its stderr.
-fn rejected(manifest_name: &str) -> String {
+fn rejected(c: &Cluster, manifest_name: &str) -> String {
     let path = manifest(manifest_name);
     let create = |verb: &[&str]| {
         let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        cluster()
-            .kubectl("admin")
+        c.kubectl("admin")
             .args(verb)
             .args(["-f", "-"])
             .stdin(file)
@@ -124,8 +122,7 @@ fn rejected(manifest_name: &str) -> String {
 }
 
 /// Waits for the Deployment's ReplicaSet to carry a FailedCreate event; returns its message.
-fn owner_failed_create(deployment: &str) -> String {
-    let c = cluster();
+fn owner_failed_create(c: &Cluster, deployment: &str) -> String {
     c.wait_for(
         &format!("FailedCreate on the ReplicaSet of {deployment}"),
         Duration::from_secs(90),
@@ -142,7 +139,7 @@ fn owner_failed_create(deployment: &str) -> String {
             if name.is_empty() {
                 return Err("no ReplicaSet yet".into());
             }
-            let evs = events("ReplicaSet", &name);
+            let evs = events(c, "ReplicaSet", &name);
             let e = evs
                 .iter()
                 .find(|e| e["reason"] == "FailedCreate")
@@ -154,12 +151,22 @@ fn owner_failed_create(deployment: &str) -> String {
     )
 }
 
-// ------------------------------------------------------------------ what the real components said (v1.37.2)
+// ------------------------------------------------------------------ what the real components said
 
-const BUSY: &str = "0/5 nodes are available: 1 Insufficient nvidia.com/gpu, 4 node(s) didn't match Pod's node affinity/selector. preemption: 0/5 nodes are available: 1 No preemption victims found for incoming pod, 4 Preemption is not helpful for scheduling.";
-const NONE: &str = "0/5 nodes are available: 1 Insufficient nvidia.com/gpu, 4 node(s) didn't match Pod's node affinity/selector. preemption: 0/5 nodes are available: 5 Preemption is not helpful for scheduling.";
-const TAINT: &str = "0/5 nodes are available: 1 node(s) had untolerated taint(s), 4 node(s) didn't match Pod's node affinity/selector. preemption: 0/5 nodes are available: 5 Preemption is not helpful for scheduling.";
-const MIXED: &str = "0/5 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient nvidia.com/gpu, 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/5 nodes are available: 1 No preemption victims found for incoming pod, 4 Preemption is not helpful for scheduling.";
+/// What the real components of one version said about the lab (tests/fixtures/k8s-<version>/README.md).
+struct Said {
+    busy: &'static str,
+    none: &'static str,
+    taint: &'static str,
+    mixed: &'static str,
+    req_ne_limit: &'static str,
+    req_no_limit: &'static str,
+    fraction: &'static str,
+    rc_missing: &'static str,
+    quota_tail: &'static str,
+}
+
+/// The texts that no version in the matrix changed (the fractional GPU's is 1.37's).
 const REQ_NE_LIMIT: &str = r#"The Pod "gpu-req-ne-limit" is invalid: spec.containers[0].resources.requests: Invalid value: "1": must be equal to nvidia.com/gpu limit of 2"#;
 const REQ_NO_LIMIT: &str = r#"The Pod "gpu-req-no-limit" is invalid: spec.containers[0].resources.limits: Required value: Limit must be set for non overcommitable resources"#;
 const FRACTION: &str = r#"The Pod "gpu-fraction" is invalid: 
@@ -169,31 +176,101 @@ const RC_MISSING: &str = r#"Error from server (Forbidden): error when creating "
 const QUOTA_TAIL: &str = "is forbidden: exceeded quota: gpu-quota, requested: requests.nvidia.com/gpu=2, used: requests.nvidia.com/gpu=0, limited: requests.nvidia.com/gpu=1";
 const CONTAINERD: &str = r#"rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for "nvidia" is configured"#;
 
-#[test]
-fn control_plane_is_kubernetes_v1_37() {
-    let c = cluster();
+const SAID_V1_37: Said = Said {
+    busy: "0/5 nodes are available: 1 Insufficient nvidia.com/gpu, 4 node(s) didn't match Pod's node affinity/selector. preemption: 0/5 nodes are available: 1 No preemption victims found for incoming pod, 4 Preemption is not helpful for scheduling.",
+    none: "0/5 nodes are available: 1 Insufficient nvidia.com/gpu, 4 node(s) didn't match Pod's node affinity/selector. preemption: 0/5 nodes are available: 5 Preemption is not helpful for scheduling.",
+    // Since 1.35 the taint filter no longer names the taint.
+    taint: "0/5 nodes are available: 1 node(s) had untolerated taint(s), 4 node(s) didn't match Pod's node affinity/selector. preemption: 0/5 nodes are available: 5 Preemption is not helpful for scheduling.",
+    mixed: "0/5 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient nvidia.com/gpu, 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/5 nodes are available: 1 No preemption victims found for incoming pod, 4 Preemption is not helpful for scheduling.",
+    req_ne_limit: REQ_NE_LIMIT,
+    req_no_limit: REQ_NO_LIMIT,
+    fraction: FRACTION,
+    rc_missing: RC_MISSING,
+    quota_tail: QUOTA_TAIL,
+};
+
+const SAID_V1_30: Said = Said {
+    busy: "0/5 nodes are available: 1 Insufficient nvidia.com/gpu, 4 node(s) didn't match Pod's node affinity/selector. preemption: 0/5 nodes are available: 1 No preemption victims found for incoming pod, 4 Preemption is not helpful for scheduling.",
+    // At 1.30 the preemption pass counts a node that advertises no GPU as "No preemption victims" too: gpu-none
+    // and gpu-busy get the same text, and only the nodes tell them apart.
+    none: "0/5 nodes are available: 1 Insufficient nvidia.com/gpu, 4 node(s) didn't match Pod's node affinity/selector. preemption: 0/5 nodes are available: 1 No preemption victims found for incoming pod, 4 Preemption is not helpful for scheduling.",
+    // 1.24-1.34 name the taint's key and value.
+    taint: "0/5 nodes are available: 1 node(s) had untolerated taint {nvidia.com/gpu: present}, 4 node(s) didn't match Pod's node affinity/selector. preemption: 0/5 nodes are available: 5 Preemption is not helpful for scheduling.",
+    mixed: "0/5 nodes are available: 1 node(s) had untolerated taint {nvidia.com/gpu: present}, 2 Insufficient nvidia.com/gpu, 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/5 nodes are available: 2 No preemption victims found for incoming pod, 3 Preemption is not helpful for scheduling.",
+    req_ne_limit: REQ_NE_LIMIT,
+    req_no_limit: REQ_NO_LIMIT,
+    // At 1.30 the apiserver prints the Go value of the Quantity, not "500m".
+    fraction: r#"The Pod "gpu-fraction" is invalid: 
+* spec.containers[0].resources.limits[nvidia.com/gpu]: Invalid value: resource.Quantity{i:resource.int64Amount{value:5, scale:-1}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:"", Format:"DecimalSI"}: must be an integer
+* spec.containers[0].resources.requests[nvidia.com/gpu]: Invalid value: resource.Quantity{i:resource.int64Amount{value:5, scale:-1}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:"", Format:"DecimalSI"}: must be an integer"#,
+    rc_missing: RC_MISSING,
+    quota_tail: QUOTA_TAIL,
+};
+
+fn said(c: &Cluster) -> &'static Said {
+    match c.version {
+        NEWEST => &SAID_V1_37,
+        OLDEST => &SAID_V1_30,
+        other => panic!("no texts recorded for {other}"),
+    }
+}
+
+/// Each test below runs once per version, as `controlplane::at_newest::NAME` and `controlplane::at_oldest::NAME`.
+macro_rules! at_every_version {
+    ($($name:ident),* $(,)?) => {
+        mod at_newest {
+            $(#[test] fn $name() { super::$name(crate::cluster::cluster_at(crate::cluster::NEWEST)) })*
+        }
+        mod at_oldest {
+            $(#[test] fn $name() { super::$name(crate::cluster::cluster_at(crate::cluster::OLDEST)) })*
+        }
+    };
+}
+
+at_every_version!(
+    control_plane_is_the_version_asked_for,
+    gpu_ok_is_bound_to_the_free_gpu_node,
+    gpu_busy_every_gpu_of_the_wanted_model_is_taken,
+    gpu_none_the_wanted_node_advertises_no_gpu,
+    gpu_taint_untolerated_gpu_taint,
+    gpu_mixed_taint_affinity_and_insufficient_in_one_message,
+    apiserver_rejects_requests_not_equal_to_limits,
+    apiserver_rejects_a_fractional_gpu,
+    runtimeclass_admission_rejects_a_missing_runtimeclass,
+    resourcequota_admission_rejects_gpus_over_quota,
+    containerd_has_no_runtime_for_the_nvidia_handler,
+    restricted_context_reads_only_pods_and_events_in_the_lab,
+    audit_log_records_each_request_with_its_user,
+    kubectl_finds_the_plugin_on_path,
+    fixtures_match_the_live_control_plane,
+);
+
+fn control_plane_is_the_version_asked_for(c: &Cluster) {
     let out = std::process::Command::new(c.bin_dir.join("kube-apiserver"))
         .arg("--version")
         .output()
         .expect("run");
     let version = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        version.starts_with("Kubernetes v1.37."),
-        "kube-apiserver --version: {version:?}"
+    assert_eq!(
+        version.trim_end(),
+        format!("Kubernetes {}", c.version),
+        "kube-apiserver --version"
     );
     let v = c.get_json(&["version"]);
-    let server = str_of(&v["serverVersion"]["gitVersion"]);
-    assert!(server.starts_with("v1.37."), "server gitVersion {server:?}");
-    let client = str_of(&v["clientVersion"]["gitVersion"]);
-    assert!(
-        client.starts_with("v1.37."),
-        "kubectl gitVersion {client:?}"
+    assert_eq!(
+        str_of(&v["serverVersion"]["gitVersion"]),
+        c.version,
+        "server"
+    );
+    assert_eq!(
+        str_of(&v["clientVersion"]["gitVersion"]),
+        c.version,
+        "kubectl"
     );
 }
 
-#[test]
-fn gpu_ok_is_bound_to_the_free_gpu_node() {
-    let p = pod("gpu-ok");
+fn gpu_ok_is_bound_to_the_free_gpu_node(c: &Cluster) {
+    let p = pod(c, "gpu-ok");
     assert_eq!(p["spec"]["nodeName"], "gpu-node-1");
     assert_eq!(
         condition(&p, "PodScheduled").expect("PodScheduled")["status"],
@@ -203,7 +280,7 @@ fn gpu_ok_is_bound_to_the_free_gpu_node() {
         p["status"]["phase"], "Running",
         "the lab plays the kubelet for gpu-ok"
     );
-    let evs = events("Pod", "gpu-ok");
+    let evs = events(c, "Pod", "gpu-ok");
     let scheduled = evs
         .iter()
         .find(|e| e["reason"] == "Scheduled")
@@ -215,23 +292,21 @@ fn gpu_ok_is_bound_to_the_free_gpu_node() {
     assert_eq!(scheduled["reportingComponent"], "default-scheduler");
 }
 
-#[test]
-fn gpu_busy_every_gpu_of_the_wanted_model_is_taken() {
-    assert_eq!(unschedulable("gpu-busy"), BUSY);
+fn gpu_busy_every_gpu_of_the_wanted_model_is_taken(c: &Cluster) {
+    assert_eq!(unschedulable(c, "gpu-busy"), said(c).busy);
     // The only A100 node advertises 2 GPUs, and gpu-ok and gpu-holder hold them.
     let holders: Vec<String> = ["gpu-ok", "gpu-holder"]
         .iter()
-        .map(|n| str_of(&pod(n)["spec"]["nodeName"]).to_owned())
+        .map(|n| str_of(&pod(c, n)["spec"]["nodeName"]).to_owned())
         .collect();
     assert_eq!(holders, ["gpu-node-1", "gpu-node-1"]);
-    let node = cluster().get_json(&["get", "node", "gpu-node-1"]);
+    let node = c.get_json(&["get", "node", "gpu-node-1"]);
     assert_eq!(node["status"]["allocatable"]["nvidia.com/gpu"], "2");
 }
 
-#[test]
-fn gpu_none_the_wanted_node_advertises_no_gpu() {
-    assert_eq!(unschedulable("gpu-none"), NONE);
-    let node = cluster().get_json(&["get", "node", "gpu-node-3"]);
+fn gpu_none_the_wanted_node_advertises_no_gpu(c: &Cluster) {
+    assert_eq!(unschedulable(c, "gpu-none"), said(c).none);
+    let node = c.get_json(&["get", "node", "gpu-node-3"]);
     assert_eq!(node["metadata"]["labels"]["nvidia.com/gpu.present"], "true");
     assert!(
         node["status"]["allocatable"]
@@ -242,10 +317,9 @@ fn gpu_none_the_wanted_node_advertises_no_gpu() {
     );
 }
 
-#[test]
-fn gpu_taint_untolerated_gpu_taint() {
-    assert_eq!(unschedulable("gpu-taint"), TAINT);
-    let node = cluster().get_json(&["get", "node", "gpu-node-2"]);
+fn gpu_taint_untolerated_gpu_taint(c: &Cluster) {
+    assert_eq!(unschedulable(c, "gpu-taint"), said(c).taint);
+    let node = c.get_json(&["get", "node", "gpu-node-2"]);
     let taints = node["spec"]["taints"].as_array().expect("taints");
     assert_eq!(taints.len(), 1, "{taints:?}");
     assert_eq!(taints[0]["key"], "nvidia.com/gpu");
@@ -253,30 +327,29 @@ fn gpu_taint_untolerated_gpu_taint() {
     assert_eq!(taints[0]["effect"], "NoSchedule");
 }
 
-#[test]
-fn gpu_mixed_taint_affinity_and_insufficient_in_one_message() {
-    assert_eq!(unschedulable("gpu-mixed"), MIXED);
+fn gpu_mixed_taint_affinity_and_insufficient_in_one_message(c: &Cluster) {
+    assert_eq!(unschedulable(c, "gpu-mixed"), said(c).mixed);
 }
 
-#[test]
-fn apiserver_rejects_requests_not_equal_to_limits() {
-    assert_eq!(rejected("gpu-req-ne-limit.yaml"), REQ_NE_LIMIT);
-    assert_eq!(rejected("gpu-req-no-limit.yaml"), REQ_NO_LIMIT);
+fn apiserver_rejects_requests_not_equal_to_limits(c: &Cluster) {
+    assert_eq!(rejected(c, "gpu-req-ne-limit.yaml"), said(c).req_ne_limit);
+    assert_eq!(rejected(c, "gpu-req-no-limit.yaml"), said(c).req_no_limit);
 }
 
-#[test]
-fn apiserver_rejects_a_fractional_gpu() {
-    assert_eq!(rejected("gpu-fraction.yaml"), FRACTION);
+fn apiserver_rejects_a_fractional_gpu(c: &Cluster) {
+    assert_eq!(rejected(c, "gpu-fraction.yaml"), said(c).fraction);
 }
 
-#[test]
-fn runtimeclass_admission_rejects_a_missing_runtimeclass() {
-    assert_eq!(rejected("gpu-rc-missing.yaml"), RC_MISSING);
+fn runtimeclass_admission_rejects_a_missing_runtimeclass(c: &Cluster) {
+    assert_eq!(rejected(c, "gpu-rc-missing.yaml"), said(c).rc_missing);
     // Through a Deployment the Pod is never created: the rejection lands on its ReplicaSet.
-    let msg = owner_failed_create("gpu-rc-missing");
-    let rs = str_of(&cluster().get_json(&["-n", LAB_NAMESPACE, "get", "rs", "-l", "app=gpu-rc-missing"])["items"][0]
-        ["metadata"]["name"])
-    .to_owned();
+    let msg = owner_failed_create(c, "gpu-rc-missing");
+    let rs =
+        str_of(
+            &c.get_json(&["-n", LAB_NAMESPACE, "get", "rs", "-l", "app=gpu-rc-missing"])["items"]
+                [0]["metadata"]["name"],
+        )
+        .to_owned();
     assert_eq!(
         msg,
         format!(
@@ -285,16 +358,16 @@ fn runtimeclass_admission_rejects_a_missing_runtimeclass() {
     );
 }
 
-#[test]
-fn resourcequota_admission_rejects_gpus_over_quota() {
-    let stderr = rejected("gpu-quota.yaml");
+fn resourcequota_admission_rejects_gpus_over_quota(c: &Cluster) {
+    let tail = said(c).quota_tail;
+    let stderr = rejected(c, "gpu-quota.yaml");
     assert_eq!(
         stderr,
         format!(
-            r#"Error from server (Forbidden): error when creating "STDIN": pods "gpu-quota" {QUOTA_TAIL}"#
+            r#"Error from server (Forbidden): error when creating "STDIN": pods "gpu-quota" {tail}"#
         )
     );
-    let msg = owner_failed_create("gpu-quota");
+    let msg = owner_failed_create(c, "gpu-quota");
     // The replicaset controller's recorder aggregates after 10 similar events; strip that prefix.
     let msg = msg
         .strip_prefix("(combined from similar events): ")
@@ -303,12 +376,10 @@ fn resourcequota_admission_rejects_gpus_over_quota() {
         msg.starts_with(r#"Error creating: pods "gpu-quota-"#),
         "{msg}"
     );
-    assert!(msg.ends_with(QUOTA_TAIL), "{msg}");
+    assert!(msg.ends_with(tail), "{msg}");
 }
 
-#[test]
-fn containerd_has_no_runtime_for_the_nvidia_handler() {
-    let c = cluster();
+fn containerd_has_no_runtime_for_the_nvidia_handler(c: &Cluster) {
     // The real text from Debian's containerd, asked over CRI by the lab (criprobe).
     assert_eq!(
         c.lab_output("gpu-handler.containerd.txt").trim_end(),
@@ -320,11 +391,11 @@ fn containerd_has_no_runtime_for_the_nvidia_handler() {
     );
     let rc = c.get_json(&["get", "runtimeclass", "nvidia"]);
     assert_eq!(rc["handler"], "nvidia");
-    let p = pod("gpu-handler");
+    let p = pod(c, "gpu-handler");
     assert_eq!(p["spec"]["runtimeClassName"], "nvidia");
     assert_eq!(p["spec"]["nodeName"], "gpu-node-2");
     // Recorded on the bound Pod as the kubelet would (the lab plays the kubelet for this event).
-    let evs = events("Pod", "gpu-handler");
+    let evs = events(c, "Pod", "gpu-handler");
     let e = evs
         .iter()
         .find(|e| e["reason"] == "FailedCreatePodSandBox")
@@ -350,9 +421,7 @@ fn containerd_has_no_runtime_for_the_nvidia_handler() {
     assert_eq!(real["source"]["component"], e["source"]["component"]);
 }
 
-#[test]
-fn restricted_context_reads_only_pods_and_events_in_the_lab() {
-    let c = cluster();
+fn restricted_context_reads_only_pods_and_events_in_the_lab(c: &Cluster) {
     for args in [["get", "pods"], ["get", "events"]] {
         let out = c.kubectl_output("restricted", &args);
         assert!(
@@ -376,9 +445,7 @@ fn restricted_context_reads_only_pods_and_events_in_the_lab() {
     }
 }
 
-#[test]
-fn audit_log_records_each_request_with_its_user() {
-    let c = cluster();
+fn audit_log_records_each_request_with_its_user(c: &Cluster) {
     let marker = format!("gpuwhy-audit-{}", std::process::id());
     // A request only the restricted user makes, with a unique field selector to find it again.
     let selector = format!("metadata.name={marker}");
@@ -431,9 +498,8 @@ fn audit_log_records_each_request_with_its_user() {
     );
 }
 
-#[test]
-fn kubectl_finds_the_plugin_on_path() {
-    let out = cluster().kubectl_output("admin", &["plugin", "list", "--name-only"]);
+fn kubectl_finds_the_plugin_on_path(c: &Cluster) {
+    let out = c.kubectl_output("admin", &["plugin", "list", "--name-only"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         stdout.lines().any(|l| l.trim() == "kubectl-gpuwhy"),
@@ -442,18 +508,20 @@ fn kubectl_finds_the_plugin_on_path() {
 }
 
 /// The fixtures the engine tests read were captured from this lab; they must still say what it says.
-#[test]
-fn fixtures_match_the_live_control_plane() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/k8s-v1.37.2");
+fn fixtures_match_the_live_control_plane(c: &Cluster) {
+    let said = said(c);
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(format!("k8s-{}", c.version));
     let read = |name: &str| {
         std::fs::read_to_string(dir.join(name))
             .unwrap_or_else(|e| panic!("{}: {e}", dir.join(name).display()))
     };
     for (scenario, live) in [
-        ("gpu-busy", BUSY),
-        ("gpu-none", NONE),
-        ("gpu-taint", TAINT),
-        ("gpu-mixed", MIXED),
+        ("gpu-busy", said.busy),
+        ("gpu-none", said.none),
+        ("gpu-taint", said.taint),
+        ("gpu-mixed", said.mixed),
     ] {
         let p: Value =
             serde_json::from_str(&read(&format!("{scenario}.pod.json"))).expect("pod json");
@@ -465,10 +533,10 @@ fn fixtures_match_the_live_control_plane() {
         );
     }
     for (scenario, live) in [
-        ("gpu-req-ne-limit", REQ_NE_LIMIT),
-        ("gpu-req-no-limit", REQ_NO_LIMIT),
-        ("gpu-fraction", FRACTION),
-        ("gpu-rc-missing", RC_MISSING),
+        ("gpu-req-ne-limit", said.req_ne_limit),
+        ("gpu-req-no-limit", said.req_no_limit),
+        ("gpu-fraction", said.fraction),
+        ("gpu-rc-missing", said.rc_missing),
     ] {
         assert_eq!(
             read(&format!("{scenario}.stderr.txt")).trim_end(),
@@ -479,7 +547,7 @@ fn fixtures_match_the_live_control_plane() {
     assert!(
         read("gpu-quota.stderr.txt")
             .trim_end()
-            .ends_with(QUOTA_TAIL)
+            .ends_with(said.quota_tail)
     );
     assert_eq!(read("gpu-handler.containerd.txt").trim_end(), CONTAINERD);
 }

@@ -1,6 +1,6 @@
 //! Live mode against the real control plane and GPU lab: every scenario from the `admin` and the
-//! `restricted` context, an unreachable apiserver, a missing Pod, the audit log (read-only verbs), and the
-//! real kubectl running the plugin from PATH.
+//! `restricted` context and the real kubectl running the plugin from PATH, at every version in
+//! tests/cluster/versions; an unreachable apiserver, a missing Pod and the audit log (read-only verbs) at the newest.
 
 use std::io::Read;
 use std::net::TcpListener;
@@ -10,10 +10,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::cluster::{LAB_NAMESPACE, cluster};
+use crate::cluster::{Cluster, LAB_NAMESPACE, OLDEST, cluster};
 
-fn gpuwhy(args: &[&str]) -> Output {
-    let c = cluster();
+fn gpuwhy(c: &Cluster, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_kubectl-gpuwhy"))
         .args(args)
         .arg("--kubeconfig")
@@ -24,16 +23,19 @@ fn gpuwhy(args: &[&str]) -> Output {
         .expect("run kubectl-gpuwhy")
 }
 
-fn json_for(context: &str, target: &str) -> (i32, Value) {
-    let o = gpuwhy(&[
-        target,
-        "-n",
-        LAB_NAMESPACE,
-        "--context",
-        context,
-        "-o",
-        "json",
-    ]);
+fn json_for(c: &Cluster, context: &str, target: &str) -> (i32, Value) {
+    let o = gpuwhy(
+        c,
+        &[
+            target,
+            "-n",
+            LAB_NAMESPACE,
+            "--context",
+            context,
+            "-o",
+            "json",
+        ],
+    );
     let code = o.status.code().unwrap_or(-1);
     let v: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
         panic!(
@@ -45,8 +47,7 @@ fn json_for(context: &str, target: &str) -> (i32, Value) {
 }
 
 /// Waits until the scheduler has written its verdict on every Pending lab Pod.
-fn settled() {
-    let c = cluster();
+fn settled(c: &Cluster) {
     for pod in ["gpu-busy", "gpu-none", "gpu-taint", "gpu-mixed"] {
         c.wait_for(
             &format!("{pod} to carry PodScheduled=False"),
@@ -69,9 +70,26 @@ fn settled() {
     }
 }
 
-#[test]
-fn admin_sees_the_facts_behind_every_scenario() {
-    settled();
+/// Each test below runs once per version, as `live::at_newest::NAME` and `live::at_oldest::NAME`.
+macro_rules! at_every_version {
+    ($($name:ident),* $(,)?) => {
+        mod at_newest {
+            $(#[test] fn $name() { super::$name(crate::cluster::cluster_at(crate::cluster::NEWEST)) })*
+        }
+        mod at_oldest {
+            $(#[test] fn $name() { super::$name(crate::cluster::cluster_at(crate::cluster::OLDEST)) })*
+        }
+    };
+}
+
+at_every_version!(
+    admin_sees_the_facts_behind_every_scenario,
+    restricted_still_names_the_cause_and_lists_its_gaps,
+    real_kubectl_runs_the_plugin_from_path,
+);
+
+fn admin_sees_the_facts_behind_every_scenario(c: &Cluster) {
+    settled(c);
     for (target, code, gate, primary, detail) in [
         ("gpu-ok", 0, "none", "none", None),
         (
@@ -124,7 +142,7 @@ fn admin_sees_the_facts_behind_every_scenario() {
             Some(("quota", "gpu-quota")),
         ),
     ] {
-        let (got_code, v) = json_for("admin", target);
+        let (got_code, v) = json_for(c, "admin", target);
         assert_eq!(got_code, code, "{target}: {v:#}");
         assert_eq!(
             (v["gate"].as_str(), v["primary"].as_str()),
@@ -142,14 +160,14 @@ fn admin_sees_the_facts_behind_every_scenario() {
         }
     }
     // The taint fix names the real taint, and node-side commands are marked.
-    let (_, v) = json_for("admin", "gpu-taint");
+    let (_, v) = json_for(c, "admin", "gpu-taint");
     assert!(
         v["causes"][0]["fix"]
             .as_str()
             .unwrap()
             .contains("key: \"nvidia.com/gpu\"")
     );
-    let (_, v) = json_for("admin", "gpu-handler");
+    let (_, v) = json_for(c, "admin", "gpu-handler");
     assert!(v["causes"][0]["next"].as_array().unwrap().iter().any(|n| {
         n["where"] == "node"
             && n["command"]
@@ -159,9 +177,8 @@ fn admin_sees_the_facts_behind_every_scenario() {
     }));
 }
 
-#[test]
-fn restricted_still_names_the_cause_and_lists_its_gaps() {
-    settled();
+fn restricted_still_names_the_cause_and_lists_its_gaps(c: &Cluster) {
+    settled(c);
     for (target, gate, primary) in [
         ("gpu-busy", "scheduling", "insufficient-resource"),
         ("gpu-none", "scheduling", "insufficient-resource"),
@@ -169,7 +186,7 @@ fn restricted_still_names_the_cause_and_lists_its_gaps() {
         ("gpu-handler", "runtime", "handler-missing"),
         ("gpu-ok", "none", "none"),
     ] {
-        let (_, v) = json_for("restricted", target);
+        let (_, v) = json_for(c, "restricted", target);
         assert_eq!(
             (v["gate"].as_str(), v["primary"].as_str()),
             (Some(gate), Some(primary)),
@@ -195,11 +212,29 @@ fn restricted_still_names_the_cause_and_lists_its_gaps() {
             }
         }
     }
+    // Without the nodes, the taint's name can come only from the message: v1.30's scheduler writes it
+    // (`untolerated taint {nvidia.com/gpu: present}`), 1.35+ does not.
+    let (_, v) = json_for(c, "restricted", "gpu-taint");
+    let named = v["causes"][0]["details"]["taint"].as_str();
+    if c.version == OLDEST {
+        assert_eq!(named, Some("nvidia.com/gpu=present"), "{v:#}");
+        assert!(
+            v["causes"][0]["fix"]
+                .as_str()
+                .is_some_and(|f| f.contains("key: \"nvidia.com/gpu\"")),
+            "{v:#}"
+        );
+    } else {
+        assert_eq!(named, None, "{v:#}");
+    }
 }
 
 #[test]
 fn missing_pod_is_exit_2_with_close_names() {
-    let o = gpuwhy(&["gpu-tain", "-n", LAB_NAMESPACE, "--context", "admin"]);
+    let o = gpuwhy(
+        cluster(),
+        &["gpu-tain", "-n", LAB_NAMESPACE, "--context", "admin"],
+    );
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
@@ -292,14 +327,14 @@ fn unreachable_apiserver_is_exit_3_within_the_timeout() {
 #[test]
 fn the_audit_log_shows_only_reads() {
     let c = cluster();
-    settled();
+    settled(c);
     let before = std::fs::metadata(&c.audit_log)
         .map(|m| m.len())
         .unwrap_or(0);
     for target in ["gpu-busy", "gpu-taint", "gpu-handler", "deploy/gpu-quota"] {
-        let _ = json_for("admin", target);
+        let _ = json_for(c, "admin", target);
     }
-    let _ = json_for("restricted", "gpu-none");
+    let _ = json_for(c, "restricted", "gpu-none");
     // The audit backend writes asynchronously; give it a moment.
     let verbs = c.wait_for(
         "gpuwhy's requests in the audit log",
@@ -344,10 +379,8 @@ fn the_audit_log_shows_only_reads() {
     );
 }
 
-#[test]
-fn real_kubectl_runs_the_plugin_from_path() {
-    let c = cluster();
-    settled();
+fn real_kubectl_runs_the_plugin_from_path(c: &Cluster) {
+    settled(c);
     let exe = Path::new(env!("CARGO_BIN_EXE_kubectl-gpuwhy"));
     let mut path = vec![exe.parent().unwrap().to_path_buf()];
     path.extend(std::env::split_paths(

@@ -143,7 +143,7 @@ fn mangled_real_pastes_never_panic_nor_leak_controls() {
         seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
         (seed >> 33) as usize % n.max(1)
     };
-    let mut files: Vec<_> = ["real", "formats", "k8s-v1.37.2"]
+    let mut files: Vec<_> = ["real", "formats", "k8s-v1.37.2", "k8s-v1.30.14"]
         .iter()
         .flat_map(|dir| std::fs::read_dir(fixture(dir)).unwrap())
         .map(|e| e.unwrap().path())
