@@ -9,7 +9,8 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// The Kubernetes versions the lab runs at (tests/cluster/versions): the newest, which every control-plane test
-/// uses, and the oldest still run in production, which the scheduling, admission and live tests run at again.
+/// uses, and the oldest still run in production, at which every control-plane test and the live tests of the
+/// lab's scenarios run again.
 pub const NEWEST: &str = "v1.37.2";
 pub const OLDEST: &str = "v1.30.14";
 
@@ -22,7 +23,8 @@ pub struct Cluster {
     pub kubeconfig: PathBuf,
     /// The cached bin dir of tests/cluster/build: kubectl, kube-apiserver, etcd, … at `version`.
     pub bin_dir: PathBuf,
-    /// `/tmp/gpuwhy-cluster` (`-v1.30` for the oldest), or the newest's `GPUWHY_CLUSTER_DIR`: PKI, logs, pid files, lab outputs.
+    /// `${GPUWHY_CLUSTER_DIR:-/tmp/gpuwhy-cluster}`, `-v1.30` appended for the oldest: PKI, logs, pid files, lab
+    /// outputs.
     pub state_dir: PathBuf,
     /// The kube-apiserver audit log (every request, Metadata level).
     pub audit_log: PathBuf,
@@ -58,22 +60,8 @@ fn repo_root() -> PathBuf {
 fn run_script(name: &str, version: &str) -> String {
     let script = repo_root().join("tests/cluster").join(name);
     let started = Instant::now();
-    let mut cmd = Command::new(&script);
-    cmd.env("GPUWHY_K8S_VERSION", version);
-    if version != NEWEST {
-        // A state dir or port set for the newest must not make the two clusters one.
-        for var in [
-            "GPUWHY_CLUSTER_DIR",
-            "GPUWHY_ETCD_PORT",
-            "GPUWHY_ETCD_PEER_PORT",
-            "GPUWHY_APISERVER_PORT",
-            "GPUWHY_SCHEDULER_PORT",
-            "GPUWHY_KCM_PORT",
-        ] {
-            cmd.env_remove(var);
-        }
-    }
-    let out = cmd
+    let out = Command::new(&script)
+        .env("GPUWHY_K8S_VERSION", version)
         .output()
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()));
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();

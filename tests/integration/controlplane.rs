@@ -179,7 +179,7 @@ const CONTAINERD: &str = r#"rpc error: code = Unknown desc = failed to get sandb
 const SAID_V1_37: Said = Said {
     busy: "0/5 nodes are available: 1 Insufficient nvidia.com/gpu, 4 node(s) didn't match Pod's node affinity/selector. preemption: 0/5 nodes are available: 1 No preemption victims found for incoming pod, 4 Preemption is not helpful for scheduling.",
     none: "0/5 nodes are available: 1 Insufficient nvidia.com/gpu, 4 node(s) didn't match Pod's node affinity/selector. preemption: 0/5 nodes are available: 5 Preemption is not helpful for scheduling.",
-    // Since 1.35 the taint filter no longer names the taint.
+    // Since 1.35 (and late 1.34 patches) the taint filter no longer names the taint.
     taint: "0/5 nodes are available: 1 node(s) had untolerated taint(s), 4 node(s) didn't match Pod's node affinity/selector. preemption: 0/5 nodes are available: 5 Preemption is not helpful for scheduling.",
     mixed: "0/5 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient nvidia.com/gpu, 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/5 nodes are available: 1 No preemption victims found for incoming pod, 4 Preemption is not helpful for scheduling.",
     req_ne_limit: REQ_NE_LIMIT,
@@ -194,7 +194,7 @@ const SAID_V1_30: Said = Said {
     // At 1.30 the preemption pass counts a node that advertises no GPU as "No preemption victims" too: gpu-none
     // and gpu-busy get the same text, and only the nodes tell them apart.
     none: "0/5 nodes are available: 1 Insufficient nvidia.com/gpu, 4 node(s) didn't match Pod's node affinity/selector. preemption: 0/5 nodes are available: 1 No preemption victims found for incoming pod, 4 Preemption is not helpful for scheduling.",
-    // 1.24-1.34 name the taint's key and value.
+    // From 1.24 to the early 1.34 patches the message names the taint's key and value.
     taint: "0/5 nodes are available: 1 node(s) had untolerated taint {nvidia.com/gpu: present}, 4 node(s) didn't match Pod's node affinity/selector. preemption: 0/5 nodes are available: 5 Preemption is not helpful for scheduling.",
     mixed: "0/5 nodes are available: 1 node(s) had untolerated taint {nvidia.com/gpu: present}, 2 Insufficient nvidia.com/gpu, 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/5 nodes are available: 2 No preemption victims found for incoming pod, 3 Preemption is not helpful for scheduling.",
     req_ne_limit: REQ_NE_LIMIT,

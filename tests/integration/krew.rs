@@ -843,7 +843,9 @@ fn last_line(out: &Output) -> String {
 fn kubectl() -> &'static Path {
     static KUBECTL: OnceLock<PathBuf> = OnceLock::new();
     KUBECTL.get_or_init(|| {
-        let out = run(&mut Command::new(root().join("tests/cluster/build")));
+        let out =
+            run(Command::new(root().join("tests/cluster/build"))
+                .env("GPUWHY_K8S_VERSION", "v1.37.2"));
         let k = PathBuf::from(last_line(&out)).join("kubectl");
         assert!(
             k.is_file(),

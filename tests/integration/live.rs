@@ -213,7 +213,7 @@ fn restricted_still_names_the_cause_and_lists_its_gaps(c: &Cluster) {
         }
     }
     // Without the nodes, the taint's name can come only from the message: v1.30's scheduler writes it
-    // (`untolerated taint {nvidia.com/gpu: present}`), 1.35+ does not.
+    // (`untolerated taint {nvidia.com/gpu: present}`), 1.35 (and late 1.34 patches) does not.
     let (_, v) = json_for(c, "restricted", "gpu-taint");
     let named = v["causes"][0]["details"]["taint"].as_str();
     if c.version == OLDEST {
@@ -227,6 +227,15 @@ fn restricted_still_names_the_cause_and_lists_its_gaps(c: &Cluster) {
     } else {
         assert_eq!(named, None, "{v:#}");
     }
+    // gpu-mixed: of the nodes in its zone, one lacks a GPU, one has all of its GPUs held, and the GPU-tainted
+    // one has free GPUs. Without the nodes, only v1.30's text shows that the taint is the GPU's own.
+    let (_, v) = json_for(c, "restricted", "gpu-mixed");
+    let want = if c.version == OLDEST {
+        "taint"
+    } else {
+        "insufficient-resource"
+    };
+    assert_eq!(v["primary"].as_str(), Some(want), "{v:#}");
 }
 
 #[test]

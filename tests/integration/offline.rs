@@ -315,7 +315,7 @@ fn control_plane_captures_snapshot() {
 #[test]
 fn control_plane_captures_classify_as_the_lab_intends() {
     // (file, gate, primary from v1.37.2's texts, primary from v1.30.14's). Where they differ, v1.30's scheduler
-    // named the GPU taint (`untolerated taint {nvidia.com/gpu: present}`) and 1.35+ does not: from the message
+    // named the GPU taint (`untolerated taint {nvidia.com/gpu: present}`) and 1.35 does not: from the message
     // alone, only the older one shows that the one node left is a tainted GPU node.
     for (file, gate, at_newest, at_oldest) in [
         ("gpu-ok.describe.txt", "none", "none", "none"),
