@@ -8,23 +8,23 @@ use std::process::{Command, Output};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-/// The Kubernetes versions the lab runs at (tests/cluster/versions): the newest, which every control-plane test
-/// uses, and the oldest still run in production, at which every control-plane test and the live tests of the
-/// lab's scenarios run again.
-pub const NEWEST: &str = "v1.37.2";
-pub const OLDEST: &str = "v1.30.14";
+/// The Kubernetes versions the lab runs at, newest first, as in tests/cluster/versions (a test checks that the two
+/// lists agree). Every control-plane test and the live tests of the lab's scenarios run at each; the other tests
+/// use the newest.
+pub const VERSIONS: [&str; 3] = ["v1.37.2", "v1.34.4", "v1.30.14"];
+pub const NEWEST: &str = VERSIONS[0];
 
 /// A running control plane with the lab applied. Built by [`cluster`] or [`cluster_at`].
 #[derive(Debug)]
 pub struct Cluster {
-    /// The Kubernetes version of every component (`NEWEST` or `OLDEST`).
+    /// The Kubernetes version of every component (one of `VERSIONS`).
     pub version: &'static str,
     /// Kubeconfig with contexts `admin` and `restricted` (namespace `gpu-lab` only).
     pub kubeconfig: PathBuf,
     /// The cached bin dir of tests/cluster/build: kubectl, kube-apiserver, etcd, … at `version`.
     pub bin_dir: PathBuf,
-    /// `${GPUWHY_CLUSTER_DIR:-/tmp/gpuwhy-cluster}`, `-v1.30` appended for the oldest: PKI, logs, pid files, lab
-    /// outputs.
+    /// `${GPUWHY_CLUSTER_DIR:-/tmp/gpuwhy-cluster}`, with `-v1.34` or `-v1.30` appended for the older ones: PKI,
+    /// logs, pid files, lab outputs.
     pub state_dir: PathBuf,
     /// The kube-apiserver audit log (every request, Metadata level).
     pub audit_log: PathBuf,
@@ -38,19 +38,45 @@ pub fn cluster() -> &'static Cluster {
     cluster_at(NEWEST)
 }
 
-/// The control plane of `version` (`NEWEST` or `OLDEST`) and its lab, started (or reused) on first use in this
-/// test process. The two run side by side, on their own ports and state dirs.
+/// The control plane of `version` (one of `VERSIONS`) and its lab, started (or reused) on first use in this test
+/// process. They run side by side, each on its own ports and state dir.
 pub fn cluster_at(version: &'static str) -> &'static Cluster {
-    static AT_NEWEST: OnceLock<Cluster> = OnceLock::new();
-    static AT_OLDEST: OnceLock<Cluster> = OnceLock::new();
-    let cell = match version {
-        NEWEST => &AT_NEWEST,
-        OLDEST => &AT_OLDEST,
-        other => {
-            panic!("no control plane for {other}; tests/cluster/versions has {NEWEST} and {OLDEST}")
+    static AT: [OnceLock<Cluster>; VERSIONS.len()] = [const { OnceLock::new() }; VERSIONS.len()];
+    let i = VERSIONS
+        .iter()
+        .position(|v| *v == version)
+        .unwrap_or_else(|| panic!("no control plane for {version}; the lab runs at {VERSIONS:?}"));
+    AT[i].get_or_init(|| start(version))
+}
+
+/// Generates, for each function named, one `#[test]` per version: `v1_37::NAME`, `v1_34::NAME`, `v1_30::NAME`,
+/// each calling `NAME(&Cluster)` with that version's control plane.
+macro_rules! at_every_version {
+    ($($name:ident),* $(,)?) => {
+        mod v1_37 {
+            $(#[test] fn $name() { super::$name($crate::cluster::cluster_at($crate::cluster::VERSIONS[0])) })*
+        }
+        mod v1_34 {
+            $(#[test] fn $name() { super::$name($crate::cluster::cluster_at($crate::cluster::VERSIONS[1])) })*
+        }
+        mod v1_30 {
+            $(#[test] fn $name() { super::$name($crate::cluster::cluster_at($crate::cluster::VERSIONS[2])) })*
         }
     };
-    cell.get_or_init(|| start(version))
+}
+pub(crate) use at_every_version;
+
+/// tests/cluster/versions, which the scripts read, lists the versions above in the same order.
+#[test]
+fn the_scripts_and_the_tests_know_the_same_versions() {
+    let file = repo_root().join("tests/cluster/versions");
+    let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    let line = text
+        .lines()
+        .find_map(|l| l.strip_prefix("K8S_VERSIONS=("))
+        .and_then(|l| l.strip_suffix(')'))
+        .expect("a K8S_VERSIONS=(…) line");
+    assert_eq!(line.split_whitespace().collect::<Vec<_>>(), VERSIONS);
 }
 
 fn repo_root() -> PathBuf {

@@ -307,6 +307,9 @@ fn control_plane_captures_snapshot() {
     insta::glob!("../fixtures/k8s-v1.37.2", CAPTURED, |path| {
         insta::assert_json_snapshot!("k8s-v1.37.2", one(&diagnose_file(path)));
     });
+    insta::glob!("../fixtures/k8s-v1.34.4", CAPTURED, |path| {
+        insta::assert_json_snapshot!("k8s-v1.34.4", one(&diagnose_file(path)));
+    });
     insta::glob!("../fixtures/k8s-v1.30.14", CAPTURED, |path| {
         insta::assert_json_snapshot!("k8s-v1.30.14", one(&diagnose_file(path)));
     });
@@ -314,10 +317,11 @@ fn control_plane_captures_snapshot() {
 
 #[test]
 fn control_plane_captures_classify_as_the_lab_intends() {
-    // (file, gate, primary from v1.37.2's texts, primary from v1.30.14's). Where they differ, v1.30's scheduler
-    // named the GPU taint (`untolerated taint {nvidia.com/gpu: present}`) and 1.35 does not: from the message
-    // alone, only the older one shows that the one node left is a tainted GPU node.
-    for (file, gate, at_newest, at_oldest) in [
+    // (file, gate, primary from v1.37.2's and v1.34.4's texts, primary from v1.30.14's). Where they differ,
+    // v1.30's scheduler named the GPU taint (`untolerated taint {nvidia.com/gpu: present}`) and the newer ones do
+    // not: from the message alone, only v1.30's shows that the node left is a tainted GPU node. v1.34.4's texts
+    // add `no new claims to deallocate, ` before the preemption part, and read as v1.37.2's do.
+    for (file, gate, newer, at_v1_30) in [
         ("gpu-ok.describe.txt", "none", "none", "none"),
         (
             "gpu-busy.describe.txt",
@@ -414,7 +418,11 @@ fn control_plane_captures_classify_as_the_lab_intends() {
         ("gpu-quota.stderr.txt", "admission", "quota", "quota"),
         ("gpu-quota.rs.describe.txt", "admission", "quota", "quota"),
     ] {
-        for (version, primary) in [("v1.37.2", at_newest), ("v1.30.14", at_oldest)] {
+        for (version, primary) in [
+            ("v1.37.2", newer),
+            ("v1.34.4", newer),
+            ("v1.30.14", at_v1_30),
+        ] {
             let ds = diagnose_file(&fixture(&format!("k8s-{version}/{file}")));
             assert_eq!(
                 (ds[0].primary.as_str(), ds[0].gate.as_str()),

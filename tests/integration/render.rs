@@ -143,15 +143,21 @@ fn mangled_real_pastes_never_panic_nor_leak_controls() {
         seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
         (seed >> 33) as usize % n.max(1)
     };
-    let mut files: Vec<_> = ["real", "formats", "k8s-v1.37.2", "k8s-v1.30.14"]
-        .iter()
-        .flat_map(|dir| std::fs::read_dir(fixture(dir)).unwrap())
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            p.extension()
-                .is_some_and(|e| ["txt", "json", "jsonl", "yaml"].iter().any(|x| e == *x))
-        })
-        .collect();
+    let mut files: Vec<_> = [
+        "real",
+        "formats",
+        "k8s-v1.37.2",
+        "k8s-v1.34.4",
+        "k8s-v1.30.14",
+    ]
+    .iter()
+    .flat_map(|dir| std::fs::read_dir(fixture(dir)).unwrap())
+    .map(|e| e.unwrap().path())
+    .filter(|p| {
+        p.extension()
+            .is_some_and(|e| ["txt", "json", "jsonl", "yaml"].iter().any(|x| e == *x))
+    })
+    .collect();
     files.sort();
     assert!(files.len() > 300, "{} pastes", files.len());
     let read = |text: &str| {
