@@ -31,6 +31,14 @@ fn mock(routes: Routes) -> kube::Client {
                 "gpuwhy only reads: {} {path}",
                 req.method()
             );
+            // A list's first page is asked for from the apiserver's cache, except events (their watch cache is off by
+            // default); a continued page names no resourceVersion, which the apiserver refuses beside `continue`.
+            let cached = query.split('&').any(|kv| kv == "resourceVersion=0");
+            if query.contains("continue=") || path.ends_with("/events") {
+                assert!(!query.contains("resourceVersion="), "{path}?{query}");
+            } else if query.contains("limit=") {
+                assert!(cached, "a list not from the cache: {path}?{query}");
+            }
             let key = if query.contains("continue=") {
                 format!("{path}#2")
             } else {
