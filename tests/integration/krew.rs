@@ -839,13 +839,12 @@ fn last_line(out: &Output) -> String {
         .to_string()
 }
 
-/// The real kubectl v1.37.2 from tests/cluster/build (cached; warm = instant). Not /usr/bin/kubectl.
+/// The real kubectl of the newest version from tests/cluster/build (cached; warm = instant). Not /usr/bin/kubectl.
 fn kubectl() -> &'static Path {
     static KUBECTL: OnceLock<PathBuf> = OnceLock::new();
     KUBECTL.get_or_init(|| {
-        let out =
-            run(Command::new(root().join("tests/cluster/build"))
-                .env("GPUWHY_K8S_VERSION", "v1.37.2"));
+        let out = run(Command::new(root().join("tests/cluster/build"))
+            .env("GPUWHY_K8S_VERSION", crate::cluster::NEWEST));
         let k = PathBuf::from(last_line(&out)).join("kubectl");
         assert!(
             k.is_file(),
