@@ -159,14 +159,10 @@ struct Said {
     none: &'static str,
     taint: &'static str,
     mixed: &'static str,
-    req_ne_limit: &'static str,
-    req_no_limit: &'static str,
     fraction: &'static str,
-    rc_missing: &'static str,
-    quota_tail: &'static str,
 }
 
-/// The texts that no version in the matrix changed (the fractional GPU's is 1.34's and 1.37's).
+/// The texts that no version in the matrix changed, and `FRACTION`, which v1.30 prints otherwise.
 const REQ_NE_LIMIT: &str = r#"The Pod "gpu-req-ne-limit" is invalid: spec.containers[0].resources.requests: Invalid value: "1": must be equal to nvidia.com/gpu limit of 2"#;
 const REQ_NO_LIMIT: &str = r#"The Pod "gpu-req-no-limit" is invalid: spec.containers[0].resources.limits: Required value: Limit must be set for non overcommitable resources"#;
 const FRACTION: &str = r#"The Pod "gpu-fraction" is invalid: 
@@ -182,11 +178,7 @@ const SAID_V1_37: Said = Said {
     // Since 1.35 (and late 1.34 patches) the taint filter no longer names the taint.
     taint: "0/5 nodes are available: 1 node(s) had untolerated taint(s), 4 node(s) didn't match Pod's node affinity/selector. preemption: 0/5 nodes are available: 5 Preemption is not helpful for scheduling.",
     mixed: "0/5 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient nvidia.com/gpu, 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/5 nodes are available: 1 No preemption victims found for incoming pod, 4 Preemption is not helpful for scheduling.",
-    req_ne_limit: REQ_NE_LIMIT,
-    req_no_limit: REQ_NO_LIMIT,
     fraction: FRACTION,
-    rc_missing: RC_MISSING,
-    quota_tail: QUOTA_TAIL,
 };
 
 const SAID_V1_34: Said = Said {
@@ -196,11 +188,7 @@ const SAID_V1_34: Said = Said {
     none: "0/5 nodes are available: 1 Insufficient nvidia.com/gpu, 4 node(s) didn't match Pod's node affinity/selector. no new claims to deallocate, preemption: 0/5 nodes are available: 5 Preemption is not helpful for scheduling.",
     taint: "0/5 nodes are available: 1 node(s) had untolerated taint(s), 4 node(s) didn't match Pod's node affinity/selector. no new claims to deallocate, preemption: 0/5 nodes are available: 5 Preemption is not helpful for scheduling.",
     mixed: "0/5 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient nvidia.com/gpu, 2 node(s) didn't match Pod's node affinity/selector. no new claims to deallocate, preemption: 0/5 nodes are available: 1 No preemption victims found for incoming pod, 4 Preemption is not helpful for scheduling.",
-    req_ne_limit: REQ_NE_LIMIT,
-    req_no_limit: REQ_NO_LIMIT,
     fraction: FRACTION,
-    rc_missing: RC_MISSING,
-    quota_tail: QUOTA_TAIL,
 };
 
 const SAID_V1_30: Said = Said {
@@ -211,14 +199,10 @@ const SAID_V1_30: Said = Said {
     // From 1.24 to the early 1.34 patches the message names the taint's key and value.
     taint: "0/5 nodes are available: 1 node(s) had untolerated taint {nvidia.com/gpu: present}, 4 node(s) didn't match Pod's node affinity/selector. preemption: 0/5 nodes are available: 5 Preemption is not helpful for scheduling.",
     mixed: "0/5 nodes are available: 1 node(s) had untolerated taint {nvidia.com/gpu: present}, 2 Insufficient nvidia.com/gpu, 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/5 nodes are available: 2 No preemption victims found for incoming pod, 3 Preemption is not helpful for scheduling.",
-    req_ne_limit: REQ_NE_LIMIT,
-    req_no_limit: REQ_NO_LIMIT,
     // At 1.30 the apiserver prints the Go value of the Quantity, not "500m".
     fraction: r#"The Pod "gpu-fraction" is invalid: 
 * spec.containers[0].resources.limits[nvidia.com/gpu]: Invalid value: resource.Quantity{i:resource.int64Amount{value:5, scale:-1}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:"", Format:"DecimalSI"}: must be an integer
 * spec.containers[0].resources.requests[nvidia.com/gpu]: Invalid value: resource.Quantity{i:resource.int64Amount{value:5, scale:-1}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:"", Format:"DecimalSI"}: must be an integer"#,
-    rc_missing: RC_MISSING,
-    quota_tail: QUOTA_TAIL,
 };
 
 fn said(c: &Cluster) -> &'static Said {
@@ -335,8 +319,8 @@ fn gpu_mixed_taint_affinity_and_insufficient_in_one_message(c: &Cluster) {
 }
 
 fn apiserver_rejects_requests_not_equal_to_limits(c: &Cluster) {
-    assert_eq!(rejected(c, "gpu-req-ne-limit.yaml"), said(c).req_ne_limit);
-    assert_eq!(rejected(c, "gpu-req-no-limit.yaml"), said(c).req_no_limit);
+    assert_eq!(rejected(c, "gpu-req-ne-limit.yaml"), REQ_NE_LIMIT);
+    assert_eq!(rejected(c, "gpu-req-no-limit.yaml"), REQ_NO_LIMIT);
 }
 
 fn apiserver_rejects_a_fractional_gpu(c: &Cluster) {
@@ -344,7 +328,7 @@ fn apiserver_rejects_a_fractional_gpu(c: &Cluster) {
 }
 
 fn runtimeclass_admission_rejects_a_missing_runtimeclass(c: &Cluster) {
-    assert_eq!(rejected(c, "gpu-rc-missing.yaml"), said(c).rc_missing);
+    assert_eq!(rejected(c, "gpu-rc-missing.yaml"), RC_MISSING);
     // Through a Deployment the Pod is never created: the rejection lands on its ReplicaSet.
     let msg = owner_failed_create(c, "gpu-rc-missing");
     let rs =
@@ -362,7 +346,7 @@ fn runtimeclass_admission_rejects_a_missing_runtimeclass(c: &Cluster) {
 }
 
 fn resourcequota_admission_rejects_gpus_over_quota(c: &Cluster) {
-    let tail = said(c).quota_tail;
+    let tail = QUOTA_TAIL;
     let stderr = rejected(c, "gpu-quota.yaml");
     assert_eq!(
         stderr,
@@ -536,10 +520,10 @@ fn fixtures_match_the_live_control_plane(c: &Cluster) {
         );
     }
     for (scenario, live) in [
-        ("gpu-req-ne-limit", said.req_ne_limit),
-        ("gpu-req-no-limit", said.req_no_limit),
+        ("gpu-req-ne-limit", REQ_NE_LIMIT),
+        ("gpu-req-no-limit", REQ_NO_LIMIT),
         ("gpu-fraction", said.fraction),
-        ("gpu-rc-missing", said.rc_missing),
+        ("gpu-rc-missing", RC_MISSING),
     ] {
         assert_eq!(
             read(&format!("{scenario}.stderr.txt")).trim_end(),
@@ -550,7 +534,7 @@ fn fixtures_match_the_live_control_plane(c: &Cluster) {
     assert!(
         read("gpu-quota.stderr.txt")
             .trim_end()
-            .ends_with(said.quota_tail)
+            .ends_with(QUOTA_TAIL)
     );
     assert_eq!(read("gpu-handler.containerd.txt").trim_end(), CONTAINERD);
 }
