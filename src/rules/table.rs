@@ -105,7 +105,9 @@ pub static CATCH_ALL: &[&str] = &[
 /// device nodes (GW410, GW417 and GW418 would only say the hook or the runtime failed); GW442 says Docker has no
 /// NVIDIA device driver at all for `--gpus` (GW414 also reads a CDI driver that is not enabled); GW446 says the
 /// runc error is the NVIDIA hook refusing to run without the nvidia runtime (GW418 would only say runc failed); GW448
-/// says the program not found is the NVIDIA toolkit's, on the node (GW416 would call it the image's command); GW167
+/// says the program not found is the NVIDIA toolkit's, on the node (GW416 would call it the image's command, GW417
+/// and GW418 only that the hook or runc failed); GW407 says the NVML that the NVIDIA runtime could not load while it prepared a container
+/// is the node's driver (GW151 would read it as the device plugin's container without the nvidia runtime); GW167
 /// says the plugin that cannot start has no device minor number from NVML, as under WSL2 (GW145 would only say it
 /// cannot start); GW529 says HAMi-core's failed allocation is CUDA's out-of-memory code (GW439 would only say the
 /// library failed); GW174 says the object the apiserver found invalid is a DRA driver's ResourceSlice (or its classic
@@ -133,6 +135,9 @@ pub static REFINES: &[(&str, &str)] = &[
     ("GW442", "GW414"),
     ("GW446", "GW418"),
     ("GW448", "GW416"),
+    ("GW448", "GW417"),
+    ("GW448", "GW418"),
+    ("GW407", "GW151"),
     ("GW174", "GW211"),
     ("GW529", "GW439"),
     ("GW175", "GW506"),
@@ -3204,10 +3209,10 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "Failed event, container waiting/terminated message (RunContainerError, StartError)",
-        pattern: r"nvidia-container-cli(?:\.real)?: initialization error: load library failed: (?P<library>[^:\s]+)",
-        summary: "the NVIDIA driver's user-space library {library} is missing on the node",
+        pattern: r"nvidia-container-cli(?:\.real)?: initialization error: load library failed: (?P<library>[^:\s]+)|\berror modifying OCI spec: [^\n]*?\bfailed to initialize NVML: ERROR_LIBRARY_NOT_FOUND\b",
+        summary: "the NVIDIA driver's user-space library {library|libnvidia-ml.so.1 (NVML)} is missing on the node",
         explanation: doc!(
-            "The hook could not load `{library}`: the driver's user-space part is not on the host (or not at the root the toolkit is configured with).",
+            "The NVIDIA hook could not load `{library|libnvidia-ml.so.1}` (or, in the toolkit's `cdi` and `auto` modes, the NVIDIA runtime itself found no NVML when it prepared the container): the driver's user-space part is not on the host (or not at the root the toolkit is configured with).",
             "No driver is installed, the node is not a GPU node, or the GPU Operator's driver container is not ready and `root` points to `/run/nvidia/driver`.",
             "Install the driver, keep GPU Pods off non-GPU nodes, or fix the toolkit's `root` setting.",
         ),
@@ -3914,7 +3919,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "nvidia-ctk cdi generate's output, the toolkit's or its CDI refresh service's log",
-        pattern: r"\bfailed to generate CDI spec: (?P<why>[^\n\x22]+)|\bFailed to start (?:nvidia-cdi-refresh\.service|Refresh NVIDIA CDI specification file)\b",
+        pattern: r"\bfailed to generate CDI spec(?: for mode \x22[^\x22\n]*\x22)?: (?P<why>[^\n\x22]+)|\bFailed to start (?:nvidia-cdi-refresh\.service|Refresh NVIDIA CDI specification file)\b",
         summary: "no CDI specification for the GPUs could be generated ({why|the nvidia-cdi-refresh service failed}), so a container that asks for a GPU by CDI name gets none",
         explanation: doc!(
             "With CDI, the runtime injects the GPU's device nodes and driver libraries that a CDI specification (`/etc/cdi` or `/var/run/cdi`) lists; `nvidia-ctk cdi generate` writes it from the installed driver. It failed, so the spec is missing or stale, and containers that ask for `nvidia.com/gpu=…` fail with unresolvable CDI devices (or start without the GPU).",

@@ -7,6 +7,7 @@ mod cli;
 mod collect;
 mod offline;
 mod render;
+mod runtime;
 
 mod cluster;
 mod controlplane;
