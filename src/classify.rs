@@ -21,6 +21,9 @@ pub struct Finding {
     pub truncated: bool,
     /// The FitError's counts overlap (old layouts list every failing predicate).
     pub overlapping: bool,
+    /// The FitError's preemption part says preemption can help on none of its nodes
+    /// ([`fiterror::FitError::preemption_helps_nowhere`]).
+    pub preemption_helps_nowhere: bool,
 }
 
 /// What one message says.
@@ -135,6 +138,7 @@ fn read_normalised(text: &str) -> Reading {
                     nodes_total: fit.nodes_total,
                     truncated: fit.truncated,
                     overlapping: fit.overlapping,
+                    preemption_helps_nowhere: fit.preemption_helps_nowhere(),
                 }),
                 None => reading.unexplained.push(item.reason.clone()),
             }
@@ -167,6 +171,7 @@ fn read_normalised(text: &str) -> Reading {
                 nodes_total: None,
                 truncated: false,
                 overlapping: false,
+                preemption_helps_nowhere: false,
             }));
     }
     reading

@@ -32,6 +32,26 @@ pub struct FitError {
     pub overlapping: bool,
 }
 
+impl FitError {
+    /// Whether the preemption part says preemption can help on none of the nodes
+    /// (`preemption: 0/N nodes are available: N Preemption is not helpful for scheduling`). Since Kubernetes
+    /// 1.32 NodeResourcesFit calls a node short of a resource unresolvable when the Pod asks for more than the
+    /// node's allocatable (not only more than is free), so a node short of the GPU then is one that does not
+    /// have that many at all; before, a short node was always one that preemption might free.
+    pub fn preemption_helps_nowhere(&self) -> bool {
+        let (Some(total), Some(tail)) = (self.nodes_total, self.post_filter.as_deref()) else {
+            return false;
+        };
+        let Some(rest) = tail.split_once("preemption: ").map(|(_, r)| r) else {
+            return false;
+        };
+        let rest = rest.trim_end_matches(['.', ' ']);
+        rest == format!(
+            "0/{total} nodes are available: {total} Preemption is not helpful for scheduling"
+        )
+    }
+}
+
 /// The patterns are ASCII and compiled without Unicode (small automata, cheap start-up); every match starts
 /// and ends next to an ASCII character, so its offsets are valid in the `&str`.
 fn ascii(pattern: &str) -> meta::Regex {

@@ -860,7 +860,8 @@ static UNEXPLAINED_LOGS: [UnexplainedLog; 4] = [
             "k8s-device-plugin",
             "registering the dpi",
         ],
-        unless: &[],
+        // NVIDIA's plugin says it registered its resource with the kubelet: the node advertises it.
+        unless: &["registered device plugin for '"],
         needs_log_lines: true,
         needs_complaint: false,
         // tkestack's gpu-manager starts from a script that prints this before the plugin's own klog lines; the
@@ -1714,6 +1715,7 @@ fn apply_verdict(v: facts::Verdict, causes: &mut Vec<Cause>, ctx: &Context) -> u
                 nodes_total: None,
                 truncated: false,
                 overlapping: false,
+                preemption_helps_nowhere: false,
             };
             causes.push(new_cause(&f, ctx));
             causes.len() - 1
@@ -2020,6 +2022,9 @@ impl Context {
                 .cloned()
         });
         if let Some(r) = resource {
+            if let Some(q) = pod.and_then(|p| p.requests.get(&r)) {
+                vars.insert("requested", q.to_string());
+            }
             vars.insert("resource", r);
         }
         let gpu_selector = pod.is_some_and(|p| p.node_selector.keys().any(|k| gpu_key(k)));
@@ -2264,12 +2269,31 @@ fn new_cause(f: &Finding, ctx: &Context) -> Cause {
             why: fill(n.why, &ctx.vars, &local, false),
         })
         .collect();
+    let mut category = rule.category;
+    let mut summary = fill(rule.summary, &ctx.vars, &local, false);
+    // A GPU that preemption could free on no node (Kubernetes 1.32 and later): no node short of it has that many
+    // allocatable. Unless the Pod asks for more than one, that is none at all: the advertisement is missing.
+    let one_or_unknown = ctx.vars.get("requested").is_none_or(|q| q.trim() == "1");
+    if rule.id == "GW105"
+        && f.preemption_helps_nowhere
+        && resource.as_deref().is_some_and(is_gpu_resource)
+        && one_or_unknown
+    {
+        category = Category::DevicePlugin;
+        summary = fill(
+            "{count} node(s) lack {resource}, and preemption could free it on none: none of them has it allocatable at all, so its device plugin advertises none there",
+            &ctx.vars,
+            &local,
+            false,
+        );
+        details.insert("preemption".into(), Value::from("helps on no node"));
+    }
     Cause {
-        category: rule.category,
+        category,
         rule: Some(rule.id),
         name: Some(rule.name),
         gate: rule.gate,
-        summary: fill(rule.summary, &ctx.vars, &local, false),
+        summary,
         evidence: Vec::new(),
         details,
         next,
@@ -2515,14 +2539,31 @@ fn scheduling_primary(causes: &[Cause], idx: &[usize], ctx: &Context) -> Option<
     if let Some(i) = everywhere_short.filter(|_| only_placement) {
         return Some(i);
     }
-    // The existing nodes all fail on placement and Karpenter says why it cannot add one that fits: the
-    // nodes the Pod is meant for do not exist yet, so the provisioner's reason is what to fix.
+    // The existing nodes all fail on placement and Karpenter says why it cannot add one that fits, or the cloud
+    // has no capacity for the node an autoscaler tried to add: the nodes the Pod is meant for do not exist yet,
+    // so the provisioner's reason is what to fix.
     let karpenter = find(&|c| rule(c, "GW126"))
         .or_else(|| find(&|c| rule(c, "GW125") && detail(c, "taint").is_some_and(gpu_key)))
-        .or_else(|| find(&|c| rule(c, "GW125") || rule(c, "GW130")));
+        .or_else(|| find(&|c| rule(c, "GW125") || rule(c, "GW130") || rule(c, "GW163")));
     let placement_only = universal_only(&["GW101", "GW102", "GW103", "GW104", "GW108", "GW109"]);
     if let Some(k) = karpenter.filter(|_| placement_only) {
         return Some(k);
+    }
+    // Only the resource check failed, and fewer nodes lack the GPU than were counted: the others had a GPU free
+    // and lack cpu, memory or a Pod slot (the only other reasons), which is what to fix.
+    let gpu_free_elsewhere = gpu_short.filter(|&g| {
+        let total = causes[g].details.get("nodes_total").and_then(Value::as_u64);
+        count(&causes[g]).zip(total).is_some_and(|(n, t)| n < t)
+            && idx.iter().all(|&i| {
+                i == g
+                    || ((rule(&causes[i], "GW106") || rule(&causes[i], "GW107"))
+                        && causes[i].details.get("nodes_total").and_then(Value::as_u64) == total)
+            })
+    });
+    if let Some(c) =
+        gpu_free_elsewhere.and_then(|_| find(&|c| rule(c, "GW106") || rule(c, "GW107")))
+    {
+        return Some(c);
     }
     idx.iter()
         .copied()

@@ -658,7 +658,10 @@ mod tests {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
         let mut dirs = vec![root.join("real")];
         for e in std::fs::read_dir(root.join("runtime")).unwrap() {
-            dirs.push(e.unwrap().path());
+            let path = e.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            }
         }
         let mut texts = Vec::new();
         for dir in dirs {

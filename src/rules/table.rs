@@ -1031,7 +1031,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "kubectl describe node (Capacity, Allocatable), or a node's `status.capacity` fields",
-        pattern: r"(?:\b(?:Capacity|Allocatable):(?: [\w./-]+: \S+){0,24}? |\bstatus\.(?:capacity|allocatable)\.)(?P<resource>nvidia\.com/gpu|nvidia\.com/[A-Z0-9]+_\w+|alpha\.kubernetes\.io/nvidia-gpu|[a-z0-9-]+\.(?:com|io|sh)/(?:[\w.]*-)?v?gpu-?mem(?:ory)?|amd\.com/gpu|gpu\.intel\.com/(?:i915|xe)|nvidia\.com/mig-[\w.-]+|[a-z0-9-]+\.(?:com|io|sh)/(?:[\w.]*-)?v?gpu(?:[.-]shared)?): \x22?0\b|(?:^|\| grep (?:-i )?\S+ )(?P<resource_alt>nvidia\.com/gpu|amd\.com/gpu|gpu\.intel\.com/(?:i915|xe)): (?:0|\x220\x22)(?: (?:nvidia\.com/gpu|amd\.com/gpu|gpu\.intel\.com/(?:i915|xe)):? (?:0|\x220\x22)(?: 0)?)*$",
+        pattern: r"(?:\b(?:Capacity|Allocatable):(?: [\w./-]+: \S+){0,24}? |\bstatus\.(?:capacity|allocatable)\.)(?P<resource>nvidia\.com/gpu|nvidia\.com/[A-Z0-9]+_\w+|alpha\.kubernetes\.io/nvidia-gpu|[a-z0-9-]+\.(?:com|io|sh)/(?:[\w.]*-)?v?gpu-?mem(?:ory)?|amd\.com/gpu|gpu\.intel\.com/(?:i915|xe)|nvidia\.com/mig-[\w.-]+|[a-z0-9-]+\.(?:com|io|sh)/(?:[\w.]*-)?v?gpu(?:[.-]shared)?): \x22?0\b|(?:^|\| grep (?:-i )?\S+ )(?P<resource_alt>nvidia\.com/gpu|amd\.com/gpu|gpu\.intel\.com/(?:i915|xe)): (?:0|\x220\x22)(?: (?:nvidia\.com/gpu|amd\.com/gpu|gpu\.intel\.com/(?:i915|xe)):? (?:0|\x220\x22)(?: 0)?)*$|\x22(?:capacity|allocatable)\x22:\s*\{[^{}]*?\x22(?P<resource_alt2>nvidia\.com/gpu|amd\.com/gpu|gpu\.intel\.com/(?:i915|xe))\x22:\s*\x220\x22",
         summary: "the node lists {resource} with 0 devices: the device plugin registered, then lost or found no GPU",
         explanation: doc!(
             "The node's capacity names the GPU resource, so a device plugin registered it at some point, but the count is 0: the kubelet holds no healthy device to give. GPU Pods see `Insufficient` for this node.",
@@ -2459,7 +2459,7 @@ pub static RULES: &[Rule] = &[
         category: C::Quota,
         gate: G::Admission,
         looks_at: "kueue-admission Pending event on the Workload or Job, Workload status",
-        pattern: r"couldn't assign flavors to pod set [^:]+: (?:insufficient (?:unused )?quota for |resource )(?P<resource>[A-Za-z0-9./_-]+)|Workload didn't fit in the remaining quota",
+        pattern: r"couldn't assign flavors to pod set [^:]+: (?:insufficient (?:unused )?quota for |resource |borrowing limit for )(?P<resource>[A-Za-z0-9./_-]+)|Workload didn't fit in the remaining quota",
         summary: "the workload is not admitted by Kueue: its ClusterQueue has no room for {resource}",
         explanation: doc!(
             "Kueue keeps the Job suspended, so its Pods are not created: no ResourceFlavor of the ClusterQueue has enough unused quota for the workload, or the ClusterQueue does not cover a resource the Pods request.",

@@ -52,6 +52,12 @@ fn names_the_taint(c: &Cluster) -> bool {
     c.version == "v1.30.14"
 }
 
+/// Whether this version's scheduler tells a node with none of the GPU allocatable from one whose GPUs are held: from
+/// 1.32 the first is unresolvable, so preemption helps on no node (`N Preemption is not helpful for scheduling`).
+fn tells_unallocatable_from_held(c: &Cluster) -> bool {
+    c.version != "v1.30.14"
+}
+
 /// Waits until the scheduler has written its verdict on every Pending lab Pod.
 fn settled(c: &Cluster) {
     for pod in ["gpu-busy", "gpu-none", "gpu-taint", "gpu-mixed"] {
@@ -173,9 +179,15 @@ fn admin_sees_the_facts_behind_every_scenario(c: &Cluster) {
 
 fn restricted_still_names_the_cause_and_lists_its_gaps(c: &Cluster) {
     settled(c);
+    // Without the nodes, only the scheduler's message tells that gpu-none's L4 node advertises no GPU.
+    let none = if tells_unallocatable_from_held(c) {
+        "device-plugin"
+    } else {
+        "insufficient-resource"
+    };
     for (target, gate, primary) in [
         ("gpu-busy", "scheduling", "insufficient-resource"),
-        ("gpu-none", "scheduling", "insufficient-resource"),
+        ("gpu-none", "scheduling", none),
         ("gpu-taint", "scheduling", "taint"),
         ("gpu-handler", "runtime", "handler-missing"),
         ("gpu-ok", "none", "none"),

@@ -335,10 +335,19 @@ fn control_plane_captures_classify_as_the_lab_intends() {
             "insufficient-resource",
             "insufficient-resource",
         ),
+        // From v1.32 the scheduler calls a node with no GPU allocatable unresolvable, so preemption helps on no
+        // node: the message alone then says the GPU is not advertised. v1.30's says preemption found no victims
+        // on the L4 node, as for the busy A100.
         (
             "gpu-none.pod.json",
             "scheduling",
+            "device-plugin",
             "insufficient-resource",
+        ),
+        (
+            "gpu-none.describe.txt",
+            "scheduling",
+            "device-plugin",
             "insufficient-resource",
         ),
         ("gpu-taint.describe.txt", "scheduling", "taint", "taint"),
