@@ -35,7 +35,7 @@ pub struct FitError {
 impl FitError {
     /// Whether the preemption part says preemption can help on none of the nodes
     /// (`preemption: 0/N nodes are available: N Preemption is not helpful for scheduling`). Since Kubernetes
-    /// 1.32 NodeResourcesFit calls a node short of a resource unresolvable when the Pod asks for more than the
+    /// 1.34 NodeResourcesFit calls a node short of a resource unresolvable when the Pod asks for more than the
     /// node's allocatable (not only more than is free), so a node short of the GPU then is one that does not
     /// have that many at all; before, a short node was always one that preemption might free.
     pub fn preemption_helps_nowhere(&self) -> bool {

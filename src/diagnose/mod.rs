@@ -2271,7 +2271,7 @@ fn new_cause(f: &Finding, ctx: &Context) -> Cause {
         .collect();
     let mut category = rule.category;
     let mut summary = fill(rule.summary, &ctx.vars, &local, false);
-    // A GPU that preemption could free on no node (Kubernetes 1.32 and later): no node short of it has that many
+    // A GPU that preemption could free on no node (Kubernetes 1.34 and later): no node short of it has that many
     // allocatable. Unless the Pod asks for more than one, that is none at all: the advertisement is missing.
     let one_or_unknown = ctx.vars.get("requested").is_none_or(|q| q.trim() == "1");
     if rule.id == "GW105"

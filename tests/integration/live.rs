@@ -53,7 +53,7 @@ fn names_the_taint(c: &Cluster) -> bool {
 }
 
 /// Whether this version's scheduler tells a node with none of the GPU allocatable from one whose GPUs are held: from
-/// 1.32 the first is unresolvable, so preemption helps on no node (`N Preemption is not helpful for scheduling`).
+/// 1.34 the first is unresolvable, so preemption helps on no node (`N Preemption is not helpful for scheduling`).
 fn tells_unallocatable_from_held(c: &Cluster) -> bool {
     c.version != "v1.30.14"
 }

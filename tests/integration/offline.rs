@@ -335,7 +335,7 @@ fn control_plane_captures_classify_as_the_lab_intends() {
             "insufficient-resource",
             "insufficient-resource",
         ),
-        // From v1.32 the scheduler calls a node with no GPU allocatable unresolvable, so preemption helps on no
+        // From v1.34 the scheduler calls a node with no GPU allocatable unresolvable, so preemption helps on no
         // node: the message alone then says the GPU is not advertised. v1.30's says preemption found no victims
         // on the L4 node, as for the busy A100.
         (
