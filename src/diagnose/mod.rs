@@ -2022,8 +2022,9 @@ impl Context {
                 .cloned()
         });
         if let Some(r) = resource {
+            // Under a name no rule's text uses: a rule's own `{requested}` is its message's number.
             if let Some(q) = pod.and_then(|p| p.requests.get(&r)) {
-                vars.insert("requested", q.to_string());
+                vars.insert("resource_request", q.to_string());
             }
             vars.insert("resource", r);
         }
@@ -2273,7 +2274,10 @@ fn new_cause(f: &Finding, ctx: &Context) -> Cause {
     let mut summary = fill(rule.summary, &ctx.vars, &local, false);
     // A GPU that preemption could free on no node (Kubernetes 1.34 and later): no node short of it has that many
     // allocatable. Unless the Pod asks for more than one, that is none at all: the advertisement is missing.
-    let one_or_unknown = ctx.vars.get("requested").is_none_or(|q| q.trim() == "1");
+    let one_or_unknown = ctx
+        .vars
+        .get("resource_request")
+        .is_none_or(|q| q.trim() == "1");
     if rule.id == "GW105"
         && f.preemption_helps_nowhere
         && resource.as_deref().is_some_and(is_gpu_resource)
