@@ -3209,7 +3209,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "Failed event, container waiting/terminated message (RunContainerError, StartError)",
-        pattern: r"nvidia-container-cli(?:\.real)?: initialization error: load library failed: (?P<library>[^:\s]+)|\berror modifying OCI spec: [^\n]*?\bfailed to initialize NVML: ERROR_LIBRARY_NOT_FOUND\b",
+        pattern: r"nvidia-container-cli(?:\.real)?: initialization error: load library failed: (?P<library>[^:\s]+)|\berror modifying OCI spec: [^\n]*?\bfailed to initialize NVML: ERROR_LIBRARY_NOT_FOUND\b|\bdriver\.c:[0-9]+\] could not start driver service: load library failed: (?P<library_alt>[^:\s]+)",
         summary: "the NVIDIA driver's user-space library {library|libnvidia-ml.so.1 (NVML)} is missing on the node",
         explanation: doc!(
             "The NVIDIA hook could not load `{library|libnvidia-ml.so.1}` (or, in the toolkit's `cdi` and `auto` modes, the NVIDIA runtime itself found no NVML when it prepared the container): the driver's user-space part is not on the host (or not at the root the toolkit is configured with).",
@@ -3315,7 +3315,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "Failed event, container waiting/terminated message (CreateContainerError, RunContainerError)",
-        pattern: r"(?:(?P<site>CDI device injection failed|failed to inject CDI devices|setting up CDI devices): )?unresolvable CDI devices (?P<devices>[^\s:,]+(?:, [^\s:,]+)*)",
+        pattern: r#"(?:(?P<site>CDI device injection failed|failed to inject CDI devices|setting up CDI devices): )?unresolvable CDI devices (?P<devices>[^\s:,"\\]+(?:, [^\s:,"\\]+)*)"#,
         summary: "the CDI spec on the node does not define {devices}",
         explanation: doc!(
             "The container runtime (containerd/CRI-O: `CDI device injection failed`) or the NVIDIA runtime in CDI mode (`failed to inject CDI devices`) could not find the CDI device names in the specs under `/etc/cdi` and `/var/run/cdi`. CDI libraries before v0.6.1 list every requested device, not only the missing ones.",
@@ -4598,6 +4598,36 @@ pub static RULES: &[Rule] = &[
         example: "Status: Downloaded newer image for nvidia/cuda:latest\nnvidia-docker | 2018/06/29 01:40:55 Error: Could not load UVM kernel\nmodule. Is nvidia-modprobe installed?",
         example_source: "https://github.com/autowarefoundation/autoware/issues/1363",
         near_miss: "Status: Downloaded newer image for nvidia/cuda:latest",
+    },
+    Rule {
+        id: "GW458",
+        name: "crio-runtime-handler-dropped",
+        category: C::HandlerMissing,
+        gate: G::Runtime,
+        looks_at: "CRI-O's log when it starts (journalctl -u crio)",
+        pattern: r#"\bRuntime handler \\?"(?P<handler>[^"\\\s]*nvidia[^"\\\s]*)\\?" is being ignored due to: (?P<why>[^\n]+?)\\?"?[ \t]*(?m:$)"#,
+        summary: "the node's CRI-O dropped its runtime handler {handler} when it started ({why}), so a Pod whose RuntimeClass names it cannot get a sandbox",
+        explanation: doc!(
+            "CRI-O checks each `[crio.runtime.runtimes.*]` entry when it starts. An entry whose `runtime_path` does not exist (or, without a path, whose name is not on `$PATH`) is dropped with this warning, and CRI-O runs without it: a Pod whose RuntimeClass names the handler fails with `failed to find runtime handler {handler} from runtime list`, though the configuration has the entry.",
+            "The NVIDIA runtime was not where the entry points when CRI-O started: the GPU Operator's toolkit Pod had not yet installed it under `/usr/local/nvidia/toolkit` (a reboot, or CRI-O restarted before the toolkit ran), the toolkit was removed, or the entry names another install's path.",
+            "Install the NVIDIA Container Toolkit (or let the operator's toolkit Pod finish) so the path exists, then restart CRI-O: it reads its runtimes only when it starts.",
+        ),
+        next: &[
+            Next {
+                command: "crio status config | grep -A4 'runtimes.{handler}'",
+                place: Node,
+                why: "see the runtime path CRI-O's entry names",
+            },
+            Next {
+                command: "journalctl -u crio -b --no-pager | grep 'is being ignored'",
+                place: Node,
+                why: "see which runtime handlers CRI-O dropped when it last started",
+            },
+        ],
+        fix: None,
+        example: "time=\"2026-12-06T10:49:42.858333958Z\" level=warning msg=\"Runtime handler \\\"nvidia-operator\\\" is being ignored due to: invalid runtime_path for runtime 'nvidia-operator': stat /usr/local/nvidia/toolkit/nvidia-container-runtime: no such file or directory\"",
+        example_source: "tests/fixtures/runtime/cri-o-1.34.0/startup.log (CRI-O 1.34.0 run by tests/cluster/runtimes)",
+        near_miss: "time=\"2026-12-06T10:49:44.00254021Z\" level=info msg=\"Using runtime handler runc version 1.1.5+ds1, commit: 1.1.5+ds1-1+deb12u1, spec: 1.0.2-dev, go: go1.19.8, libseccomp: 2.5.4\"",
     },
     Rule {
         id: "GW501",

@@ -1,24 +1,44 @@
-//! The runtime gate from real components: what Debian's containerd 1.6 and containerd 2.x, with the NVIDIA
-//! Container Toolkit as their `nvidia` runtime, answered over CRI (tests/cluster/runtimes, kept in
-//! tests/fixtures/runtime); how the engine reads each answer, alone and as the kubelet's event carries it; and
-//! that the live runtimes still answer the same.
+//! The runtime gate from real components: what Debian's containerd 1.6, containerd 2.x and CRI-O, with the NVIDIA
+//! Container Toolkit as their `nvidia` runtime (or, for CRI-O, its OCI hook), answered over CRI
+//! (tests/cluster/runtimes, kept in tests/fixtures/runtime); how the engine reads each answer, alone and as the
+//! kubelet's event carries it, and CRI-O's warning when it drops a handler; and that the live runtimes still
+//! answer the same.
 
 use crate::common::{diagnose_file, fixture, insta_settings, root};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The containerds the captures come from: fixture directory names, as tests/cluster/runtimes names them.
-const CONTAINERDS: [&str; 2] = ["containerd-1.6.20~ds1", "containerd-v2.4.2"];
+/// The runtimes the captures come from: fixture directory names, as tests/cluster/runtimes names them.
+const RUNTIMES: [&str; 3] = ["containerd-1.6.20~ds1", "containerd-v2.4.2", "cri-o-1.34.0"];
 
-/// (scenario, primary, rule) for each scenario of tests/cluster/runtimes: what the engine makes of the runtime's
-/// answer, at every containerd that gave one.
-const READ_AS: [(&str, &str, &str); 6] = [
-    ("handler-missing", "handler-missing", "GW401"),
-    ("runtime-binary-missing", "runtime-hook", "GW405"),
-    ("toolkit-cdi", "runtime-hook", "GW411"),
-    ("toolkit-legacy", "runtime-hook", "GW448"),
-    ("toolkit-auto", "runtime-hook", "GW407"),
-    ("cri-cdi", "runtime-hook", "GW411"),
+/// (runtime, scenario, primary, rule) for each scenario of tests/cluster/runtimes: what the engine makes of the
+/// runtime's answer, at every version of that runtime (a fixture directory's name starts with the runtime's).
+const READ_AS: [(&str, &str, &str, &str); 14] = [
+    ("containerd", "handler-missing", "handler-missing", "GW401"),
+    (
+        "containerd",
+        "runtime-binary-missing",
+        "runtime-hook",
+        "GW405",
+    ),
+    ("containerd", "toolkit-cdi", "runtime-hook", "GW411"),
+    ("containerd", "toolkit-legacy", "runtime-hook", "GW448"),
+    ("containerd", "toolkit-auto", "runtime-hook", "GW407"),
+    ("containerd", "cri-cdi", "runtime-hook", "GW411"),
+    // CRI-O drops a handler whose binary is missing when it starts, so the Pod meets a missing handler.
+    ("cri-o", "handler-missing", "handler-missing", "GW402"),
+    (
+        "cri-o",
+        "runtime-binary-missing",
+        "handler-missing",
+        "GW402",
+    ),
+    ("cri-o", "toolkit-cdi", "runtime-hook", "GW411"),
+    ("cri-o", "toolkit-legacy", "runtime-hook", "GW448"),
+    ("cri-o", "toolkit-auto", "runtime-hook", "GW407"),
+    ("cri-o", "cri-cdi", "runtime-hook", "GW411"),
+    ("cri-o", "oci-hook", "runtime-hook", "GW448"),
+    ("cri-o", "startup", "handler-missing", "GW458"),
 ];
 
 /// (scenario, CRI call) from a capture directory's calls.tsv.
@@ -66,8 +86,8 @@ fn primary_and_rule(text: &str) -> (String, String, String) {
 #[test]
 fn runtime_captures_read_as_the_scenario_intends() {
     let mut seen = Vec::new();
-    for containerd in CONTAINERDS {
-        let dir = fixture("runtime").join(containerd);
+    for runtime in RUNTIMES {
+        let dir = fixture("runtime").join(runtime);
         let calls = calls(&dir);
         // Every captured answer is listed in calls.tsv, and so read below.
         let mut files: Vec<String> = std::fs::read_dir(&dir)
@@ -78,39 +98,57 @@ fn runtime_captures_read_as_the_scenario_intends() {
         files.sort();
         let mut listed: Vec<String> = calls.iter().map(|(s, _)| format!("{s}.txt")).collect();
         listed.sort();
-        assert_eq!(files, listed, "{containerd}: calls.tsv");
-        for (scenario, call) in &calls {
-            let (_, primary, rule) = READ_AS
+        assert_eq!(files, listed, "{runtime}: calls.tsv");
+        let read_as = |scenario: &str| {
+            let (_, _, primary, rule) = READ_AS
                 .iter()
-                .find(|(s, _, _)| s == scenario)
-                .unwrap_or_else(|| panic!("{containerd}/{scenario}: not in READ_AS"));
+                .find(|(r, s, _, _)| runtime.starts_with(&format!("{r}-")) && *s == scenario)
+                .unwrap_or_else(|| panic!("{runtime}/{scenario}: not in READ_AS"));
+            ("runtime".to_string(), primary.to_string(), rule.to_string())
+        };
+        for (scenario, call) in &calls {
             let err = std::fs::read_to_string(dir.join(format!("{scenario}.txt"))).unwrap();
-            let want = ("runtime".to_string(), primary.to_string(), rule.to_string());
-            assert_eq!(primary_and_rule(&err), want, "{containerd}/{scenario}");
+            let want = read_as(scenario);
+            assert_eq!(primary_and_rule(&err), want, "{runtime}/{scenario}");
             let event = kubelet_message(call, &err);
             assert_eq!(
                 primary_and_rule(&event),
                 want,
-                "{containerd}/{scenario} as the kubelet's event: {event}"
+                "{runtime}/{scenario} as the kubelet's event: {event}"
             );
-            seen.push(scenario.clone());
+            seen.push(format!("{runtime}/{scenario}"));
+        }
+        // The runtime's own log when it starts, where it has one to keep.
+        if let Ok(log) = std::fs::read_to_string(dir.join("startup.log")) {
+            assert_eq!(
+                primary_and_rule(&log),
+                read_as("startup"),
+                "{runtime}/startup.log"
+            );
+            seen.push(format!("{runtime}/startup"));
         }
     }
-    for (scenario, _, _) in READ_AS {
-        assert!(seen.iter().any(|s| s == scenario), "{scenario}: no capture");
+    for (runtime, scenario, _, _) in READ_AS {
+        assert!(
+            seen.iter()
+                .any(|s| s.starts_with(&format!("{runtime}-"))
+                    && s.ends_with(&format!("/{scenario}"))),
+            "{runtime}/{scenario}: no capture"
+        );
     }
 }
 
 #[test]
 fn runtime_captures_snapshot() {
-    // The sandbox's id and the state dir change from run to run.
+    // The sandbox's id, the state dir, CRI-O's pointers and its runtime's timestamps change from run to run.
     let mut settings = insta_settings("offline");
-    settings.add_filter(r"[0-9a-f]{64}", "<id>");
-    settings.add_filter(r"/[^\s:()]*-runtime/(1\.6|2\.x)/state", "<state>");
+    for (pattern, with) in MASKS {
+        settings.add_filter(pattern, with);
+    }
     let _g = settings.bind_to_scope();
     insta::glob!(
         "../fixtures/runtime",
-        "*/{handler-missing,runtime-binary-missing,toolkit-*,cri-cdi}.txt",
+        "*/{handler-missing,runtime-binary-missing,toolkit-*,cri-cdi,oci-hook}.txt",
         |path| {
             let ds = diagnose_file(path);
             insta::assert_json_snapshot!("runtime", serde_json::to_value(&ds[0]).unwrap());
@@ -118,13 +156,23 @@ fn runtime_captures_snapshot() {
     );
 }
 
-/// `s` with what changes between runs masked: sandbox ids, and the state dir (GPUWHY_CLUSTER_DIR).
+/// What changes between runs, and what stands for it: sandbox ids, the state dir (GPUWHY_CLUSTER_DIR), the pointer
+/// addresses in CRI-O's runtime list, and the timestamps of CRI-O's and its runtime's log lines.
+const MASKS: [(&str, &str); 4] = [
+    (r"[0-9a-f]{64}", "<id>"),
+    (r"/[^\s:()]*-runtime/(1\.6|2\.x)/state", "<state>/$1"),
+    (r":0x[0-9a-f]+", ":<pointer>"),
+    (r#"time=\\?"[0-9TZ:.-]+\\?""#, "time=<time>"),
+];
+
+/// `s` with what changes between runs masked.
 fn masked(s: &str) -> String {
-    let id = regex::Regex::new("[0-9a-f]{64}").unwrap();
-    let state = regex::Regex::new(r"/[^\s:()]*-runtime/(1\.6|2\.x)/state").unwrap();
-    state
-        .replace_all(&id.replace_all(s, "<id>"), "<state>/$1")
-        .into_owned()
+    MASKS.iter().fold(s.to_string(), |s, (pattern, with)| {
+        regex::Regex::new(pattern)
+            .unwrap()
+            .replace_all(&s, *with)
+            .into_owned()
+    })
 }
 
 #[test]
@@ -140,20 +188,25 @@ fn the_live_runtimes_still_answer_what_the_fixtures_hold() {
         "tests/cluster/runtimes failed (it needs root, Debian's containerd and runc, and Go):\n{}",
         String::from_utf8_lossy(&run.stderr)
     );
-    for containerd in CONTAINERDS {
-        let (live, kept) = (out.join(containerd), fixture("runtime").join(containerd));
-        assert_eq!(calls(&live), calls(&kept), "{containerd}: calls.tsv");
-        for name in
-            std::iter::once("versions".to_string()).chain(calls(&kept).into_iter().map(|(s, _)| s))
-        {
+    for runtime in RUNTIMES {
+        let (live, kept) = (out.join(runtime), fixture("runtime").join(runtime));
+        assert_eq!(calls(&live), calls(&kept), "{runtime}: calls.tsv");
+        let mut files: Vec<String> = std::iter::once("versions".to_string())
+            .chain(calls(&kept).into_iter().map(|(s, _)| s))
+            .map(|s| format!("{s}.txt"))
+            .collect();
+        if kept.join("startup.log").exists() {
+            files.push("startup.log".into());
+        }
+        for name in files {
             let read = |dir: &Path| {
-                let p = dir.join(format!("{name}.txt"));
+                let p = dir.join(&name);
                 std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
             };
             assert_eq!(
                 masked(&read(&live)),
                 masked(&read(&kept)),
-                "{containerd}/{name}.txt"
+                "{runtime}/{name}"
             );
         }
     }

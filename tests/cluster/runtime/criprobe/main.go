@@ -2,6 +2,8 @@
 // prints the gRPC error exactly as the kubelet would receive it. It plays the part of `crictl runp` and
 // `crictl run`, which Debian does not package.
 //
+//	criprobe version SOCKET
+//	    Prints the runtime's name and version ("containerd v2.4.2", "cri-o 1.34.0").
 //	criprobe sandbox SOCKET HANDLER POD_NAME POD_UID
 //	    RunPodSandbox with the runtime handler HANDLER (a Pod's RuntimeClass handler).
 //	criprobe container SOCKET HANDLER IMAGE [NAME=VALUE | cdi:DEVICE]...
@@ -25,12 +27,26 @@ import (
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 )
 
-const usage = `usage: criprobe sandbox SOCKET HANDLER POD_NAME POD_UID
+const usage = `usage: criprobe version SOCKET
+       criprobe sandbox SOCKET HANDLER POD_NAME POD_UID
        criprobe container SOCKET HANDLER IMAGE [NAME=VALUE | cdi:DEVICE]...`
 
 func main() {
 	args := os.Args[1:]
-	if len(args) < 4 || (args[0] == "sandbox" && len(args) != 5) || (args[0] != "sandbox" && args[0] != "container") {
+	bad := len(args) < 2
+	if !bad {
+		switch args[0] {
+		case "version":
+			bad = len(args) != 2
+		case "sandbox":
+			bad = len(args) != 5
+		case "container":
+			bad = len(args) < 4
+		default:
+			bad = true
+		}
+	}
+	if bad {
 		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)
 	}
@@ -47,6 +63,10 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "version:", err)
 		os.Exit(2)
+	}
+	if args[0] == "version" {
+		fmt.Println(ver.RuntimeName, ver.RuntimeVersion)
+		return
 	}
 	fmt.Fprintf(os.Stderr, "runtime: %s %s\n", ver.RuntimeName, ver.RuntimeVersion)
 	if args[0] == "sandbox" {
@@ -69,7 +89,10 @@ func sandbox(ctx context.Context, rt runtimeapi.RuntimeServiceClient, handler, n
 		Config: &runtimeapi.PodSandboxConfig{
 			Metadata:     &runtimeapi.PodSandboxMetadata{Name: name, Namespace: "default", Uid: uid, Attempt: 0},
 			LogDirectory: os.TempDir(),
-			Linux:        &runtimeapi.LinuxPodSandboxConfig{},
+			// The kubelet's default: each container its own PID namespace (POD only with shareProcessNamespace).
+			Linux: &runtimeapi.LinuxPodSandboxConfig{SecurityContext: &runtimeapi.LinuxSandboxSecurityContext{
+				NamespaceOptions: &runtimeapi.NamespaceOption{Pid: runtimeapi.NamespaceMode_CONTAINER},
+			}},
 		},
 		RuntimeHandler: handler,
 	})
@@ -100,8 +123,9 @@ func container(ctx context.Context, rt runtimeapi.RuntimeServiceClient, handler,
 		Metadata:     &runtimeapi.PodSandboxMetadata{Name: "gpu-probe", Namespace: "default", Uid: fmt.Sprint(time.Now().UnixNano())},
 		LogDirectory: logs,
 		Linux: &runtimeapi.LinuxPodSandboxConfig{SecurityContext: &runtimeapi.LinuxSandboxSecurityContext{
-			// The host's network: no CNI runs here.
-			NamespaceOptions: &runtimeapi.NamespaceOption{Network: runtimeapi.NamespaceMode_NODE},
+			// The host's network: no CNI runs here. Each container its own PID namespace, as the kubelet
+			// asks by default (CRI-O then runs no infra container).
+			NamespaceOptions: &runtimeapi.NamespaceOption{Network: runtimeapi.NamespaceMode_NODE, Pid: runtimeapi.NamespaceMode_CONTAINER},
 		}},
 	}
 	sb, err := rt.RunPodSandbox(ctx, &runtimeapi.RunPodSandboxRequest{Config: sbConfig, RuntimeHandler: handler})
@@ -118,11 +142,15 @@ func container(ctx context.Context, rt runtimeapi.RuntimeServiceClient, handler,
 		SandboxConfig: sbConfig,
 		Config: &runtimeapi.ContainerConfig{
 			Metadata:   &runtimeapi.ContainerMetadata{Name: "cuda"},
-			Image:      &runtimeapi.ImageSpec{Image: image},
+			Image:      &runtimeapi.ImageSpec{Image: image, UserSpecifiedImage: image},
 			Command:    []string{"/pause"},
 			Envs:       envs,
 			CDIDevices: cdi,
 			LogPath:    "cuda.log",
+			// The kubelet repeats the Pod's namespace modes for each container.
+			Linux: &runtimeapi.LinuxContainerConfig{SecurityContext: &runtimeapi.LinuxContainerSecurityContext{
+				NamespaceOptions: sbConfig.Linux.SecurityContext.NamespaceOptions,
+			}},
 		},
 	})
 	if err != nil {
