@@ -2353,7 +2353,9 @@ fn pick_by_gate(causes: &[Cause], ctx: &Context) -> usize {
     let late: Vec<usize> = (0..causes.len())
         .filter(|&i| matches!(causes[i].gate, Gate::Runtime | Gate::DeviceAdmission) && !weak(i))
         .collect();
-    // A crash loop is a symptom: a GPU-stack component's own log beside it says why the component exits.
+    // A crash loop is a symptom: a GPU-stack component's own log beside it says why the component exits. So is
+    // NVML's `Unknown Error` (GW432) beside a component that finds no usable GPU on the node: no GPU was handed
+    // to a container to lose, and the node's own NVML fails.
     let component_log = (0..causes.len())
         .filter(|&i| {
             causes[i]
@@ -2363,7 +2365,9 @@ fn pick_by_gate(causes: &[Cause], ctx: &Context) -> usize {
         .min_by_key(|&i| (category_rank(causes[i].category), i));
     if let Some(i) = component_log
         && !late.is_empty()
-        && late.iter().all(|&j| causes[j].rule == Some("GW505"))
+        && late
+            .iter()
+            .all(|&j| matches!(causes[j].rule, Some("GW505" | "GW432")))
     {
         return i;
     }
@@ -2511,6 +2515,17 @@ fn scheduling_primary(causes: &[Cause], idx: &[usize], ctx: &Context) -> Option<
     });
     if let (Some(_), Some(p)) = (gpu_short, plugin_down) {
         return Some(p);
+    }
+    // A GPU-sharing scheduler's own quota check (HAMi's ResourceQuotaNotFit in its FilteringFailed event)
+    // says why its nodes did not fit (its FailedScheduling's NodeUnfitPod, or "not enough"); so does its
+    // "node unregistered" (no devices) beside a "not enough" that counts no node (HAMi's "all node scores do
+    // not meet").
+    if let Some(short) = find(&|c| rule(c, "GW119")) {
+        let why = find(&|c| rule(c, "GW121"))
+            .or_else(|| find(&|c| rule(c, "GW120")).filter(|_| count(&causes[short]).is_none()));
+        if let Some(w) = why {
+            return Some(w);
+        }
     }
     // The scheduler's filter order: of reasons every node reports, the earliest filter is the one a
     // current scheduler would have named.

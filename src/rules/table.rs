@@ -164,7 +164,7 @@ pub static COMPONENT_LOG: &[&str] = &[
     "GW122", "GW123", "GW124", "GW127", "GW128", "GW133", "GW139", "GW140", "GW142", "GW143",
     "GW144", "GW145", "GW147", "GW148", "GW149", "GW150", "GW151", "GW152", "GW153", "GW154",
     "GW155", "GW164", "GW165", "GW166", "GW167", "GW169", "GW170", "GW172", "GW173", "GW174",
-    "GW175",
+    "GW175", "GW176",
 ];
 
 pub static RULES: &[Rule] = &[
@@ -674,19 +674,26 @@ pub static RULES: &[Rule] = &[
         name: "gpu-admission-quota-exceeded",
         category: C::Quota,
         gate: G::Scheduling,
-        looks_at: "FailedScheduling event from the tkestack gpu-admission scheduler extender",
+        looks_at: "FailedScheduling event from the tkestack gpu-admission scheduler extender; HAMi scheduler's FilteringFailed event",
         pattern: r"\bExceedsGPUQuota\b|\bResourceQuotaNotFit\b",
-        summary: "{count} node(s) were rejected because the pod's namespace is over its GPU quota (gpu-admission)",
+        summary: "{count} node(s) were rejected because the pod's namespace is over its GPU quota, as the GPU-sharing scheduler counts it",
         explanation: doc!(
-            "The gpu-admission scheduler extender (tkestack) keeps its own per-namespace GPU quota and rejected the Pod on every node.",
-            "The namespace already uses the GPUs its quota (the extender's ConfigMap) allows.",
-            "Free GPUs in the namespace or raise the extender's quota.",
+            "The GPU-sharing scheduler checks a per-namespace GPU quota of its own and rejected the Pod on the nodes it names: the gpu-admission extender (tkestack) says `ExceedsGPUQuota`, HAMi's scheduler `ResourceQuotaNotFit` when a ResourceQuota on its resources (`limits.nvidia.com/gpu`, `limits.nvidia.com/gpumem`, `limits.nvidia.com/gpucores`) has no room for the Pod's share. The cards may be free; the namespace's budget is not.",
+            "The namespace's Pods already use what its quota allows (the extender's ConfigMap, or the ResourceQuota HAMi reads), or the Pod asks for more than all of it.",
+            "Free GPUs (or GPU memory) in the namespace, raise its quota, or make the Pod ask for less.",
         ),
-        next: &[Next {
-            command: "kubectl get pods -n {namespace} -o wide",
-            place: Cluster,
-            why: "see which Pods use the namespace's GPUs",
-        }],
+        next: &[
+            Next {
+                command: "kubectl get pods -n {namespace} -o wide",
+                place: Cluster,
+                why: "see which Pods use the namespace's GPUs",
+            },
+            Next {
+                command: "kubectl describe resourcequota -n {namespace}",
+                place: Cluster,
+                why: "see the namespace's quota on the GPU resources and how much of it is used",
+            },
+        ],
         fix: None,
         example: "0/2 nodes are available: 2 ExceedsGPUQuota.",
         example_source: "tests/fixtures/real/MANIFEST.tsv (h020-gpu-admission-exceeds-gpu-quota.txt, issue URL there)",
@@ -2153,6 +2160,66 @@ pub static RULES: &[Rule] = &[
         example: "E1229 04:20:20.848290       1 reflector.go:153] pkg/mod/k8s.io/client-go@v0.17.4/tools/cache/reflector.go:105: Failed to list *v1.ClusterPolicy: clusterpolicies.nvidia.com is forbidden: User \"system:serviceaccount:default:gpu-operator\" cannot list resource \"clusterpolicies\" in API group \"nvidia.com\" at the cluster scope",
         example_source: "https://github.com/NVIDIA/gpu-operator/issues/123",
         near_miss: "Framework object from ApiServer: frameworks.frameworkcontroller.microsoft.com \"nniexpshhbauzetrialhm50l\" is forbidden: User \"system:serviceaccount:default:default\" cannot get resource \"frameworks\" in API group \"frameworkcontroller.microsoft.com\" in the namespace \"default\"",
+    },
+    Rule {
+        id: "GW176",
+        name: "amd-plugin-finds-no-amdgpu-driver",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "the AMD GPU device plugin's or node labeller's log",
+        pattern: r"\bamdgpu driver unavailable\b(?:[^\n]*?\b(?P<why>stat /sys/module/amdgpu\S*: no such file or directory))?",
+        summary: "the AMD GPU device plugin finds no amdgpu kernel driver on the node ({why|/sys/module/amdgpu is missing}), so the node advertises no amd.com/gpu",
+        explanation: doc!(
+            "AMD's device plugin and node labeller find the GPUs under `/sys/module/amdgpu/drivers/`, which the `amdgpu` kernel module creates. It is not there, so the plugin finds no GPU (and exits, or serves none) and the node advertises no `amd.com/gpu`.",
+            "The `amdgpu` module is not loaded on the node: no ROCm/amdgpu driver installed for the running kernel, a Talos node without the amdgpu system extension, a VM without the GPU passed through. Or the plugin runs inside a node that does not see the host's sysfs (a systemd-nspawn or kind node started without the AMD sysfs bind mounts).",
+            "Load the `amdgpu` driver on the node (install amdgpu-dkms or let the AMD GPU Operator install it; on Talos add the extension and upgrade the node), or give a nested node the host's `/sys/module/amdgpu`, `/sys/class/kfd` and `/sys/class/drm`; then restart the plugin.",
+        ),
+        next: &[
+            Next {
+                command: "lsmod | grep -w amdgpu; ls /sys/module/amdgpu/drivers/",
+                place: Node,
+                why: "see whether the amdgpu kernel module is loaded and has bound the GPUs",
+            },
+            Next {
+                command: "kubectl get node {node} -o jsonpath='{.status.allocatable}'",
+                place: Cluster,
+                why: "see whether the node advertises amd.com/gpu",
+            },
+        ],
+        fix: None,
+        example: "amdgpu driver unavailable. exiting with exit code 2. error: stat /sys/module/amdgpu/drivers/: no such file or directory",
+        example_source: "https://github.com/Azure/unbounded/blob/10c9369524c5141b8545918042a3881ad84e6644/docs/content/reference/gpu/amd.md",
+        near_miss: "error: stat /sys/module/amdgpu/drivers/: no such file or directory",
+    },
+    Rule {
+        id: "GW177",
+        name: "volcano-gang-not-enough-resources",
+        category: C::InsufficientResource,
+        gate: G::Scheduling,
+        looks_at: "the Volcano PodGroup's Unschedulable condition or event",
+        pattern: r"\b(?P<pending>[1-9]\d*)/(?P<tasks>\d+) tasks in gang unschedulable: pod group is not ready\b",
+        summary: "the Volcano scheduler holds the whole gang back: it cannot place enough of its tasks together (NotEnoughResources), so it starts none of them",
+        explanation: doc!(
+            "Volcano schedules a job's Pods as a gang: it binds none until it can place `minAvailable` of them at once. It cannot, so the PodGroup stays Pending or Inqueue with `NotEnoughResources`, and Pods that would fit alone wait as well.",
+            "The free GPUs (or other resources) the nodes have are fewer than the gang needs together: other jobs hold them, the job asks for more per task than a node has, or a taint, selector or share limit keeps some tasks off the nodes. Each task Pod's own FailedScheduling event says which.",
+            "See why the unschedulable tasks do not fit (their events), then free or add capacity for the whole gang, ask for less per task, or lower `minAvailable`.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get podgroups -n {namespace} -o wide",
+                place: Cluster,
+                why: "see the gang's phase, minMember and running tasks",
+            },
+            Next {
+                command: "kubectl get events -n {namespace} --field-selector reason=FailedScheduling",
+                place: Cluster,
+                why: "see why each unschedulable task does not fit",
+            },
+        ],
+        fix: None,
+        example: "Message: 1/2 tasks in gang unschedulable: pod group is not ready,\n         2 Pending, 2 minAvailable; Pending: 1 Schedulable, 1 Unschedulable\nReason:  NotEnoughResources",
+        example_source: "https://github.com/Project-HAMi/website/blob/8cc5c71d12ffc882960b328d9b5fb1111572f6af/tutorials/labs/volcano-vgpu-gang-queue.md",
+        near_miss: "0/0 tasks in gang unschedulable: pod group is not ready, 1 minAvailable",
     },
     Rule {
         id: "GW201",
@@ -4369,11 +4436,11 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "the Neuron runtime's log (NRT) in an Inferentia or Trainium container",
-        pattern: r"\bUnable to (?:determine Neuron Driver version|read compatible Driver version)\b",
+        pattern: r"\bUnable to (?:determine Neuron Driver version|read compatible Driver version)\b|\bNRT:nrt_init\s+Failed to initialize devices\b",
         summary: "the Neuron runtime in the container finds no Neuron driver it can use: the node's driver is missing or too old, or the /dev/neuron devices were not given to the container",
         explanation: doc!(
-            "The AWS Neuron runtime (NRT) in the container reads the Neuron kernel driver's version through the `/dev/neuron*` devices when it starts. It could not, so it cannot load a model onto the Inferentia or Trainium chips, and the framework fails or falls back to the CPU.",
-            "The node has no Neuron driver loaded (its `aws-neuronx-dkms` package, `aws-neuron-dkms` for older releases, is missing or was built for another kernel), the driver is older than the runtime in the image, or the container was not given the devices: the Pod does not request `aws.amazon.com/neuron` (or `neuroncore`) from the Neuron device plugin.",
+            "The AWS Neuron runtime (NRT) in the container reads the Neuron kernel driver's version through the `/dev/neuron*` devices when it starts, then initialises the devices (`nrt_init`). It could not, so it cannot load a model onto the Inferentia or Trainium chips, and the framework fails or falls back to the CPU.",
+            "The node has no Neuron driver loaded (its `aws-neuronx-dkms` package, `aws-neuron-dkms` for older releases, is missing or was built for another kernel), the driver is older or newer than the runtime in the image speaks to (an AMI's driver against a Deep Learning Container of another Neuron SDK release), or the container was not given the devices: the Pod does not request `aws.amazon.com/neuron` (or `neuroncore`) from the Neuron device plugin.",
             "On the node, check that the `neuron` module is loaded and recent enough for the image's Neuron SDK; make the Pod request its Neuron devices through the device plugin; then restart the Pod.",
         ),
         next: &[
