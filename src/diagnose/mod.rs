@@ -2354,8 +2354,8 @@ fn pick_by_gate(causes: &[Cause], ctx: &Context) -> usize {
         .filter(|&i| matches!(causes[i].gate, Gate::Runtime | Gate::DeviceAdmission) && !weak(i))
         .collect();
     // A crash loop is a symptom: a GPU-stack component's own log beside it says why the component exits. So is
-    // NVML's `Unknown Error` (GW432) beside a component that finds no usable GPU on the node: no GPU was handed
-    // to a container to lose, and the node's own NVML fails.
+    // NVML's `Unknown Error` (GW432) beside a component that finds no usable GPU on the node (its NVML fails,
+    // it finds no device or no driver): no GPU was handed to a container to lose, and the node's own NVML fails.
     let component_log = (0..causes.len())
         .filter(|&i| {
             causes[i]
@@ -2363,11 +2363,17 @@ fn pick_by_gate(causes: &[Cause], ctx: &Context) -> usize {
                 .is_some_and(crate::rules::reads_component_log)
         })
         .min_by_key(|&i| (category_rank(causes[i].category), i));
+    let finds_no_gpu = |i: usize| {
+        matches!(
+            causes[i].rule,
+            Some("GW122" | "GW128" | "GW151" | "GW165" | "GW176")
+        )
+    };
     if let Some(i) = component_log
         && !late.is_empty()
-        && late
-            .iter()
-            .all(|&j| matches!(causes[j].rule, Some("GW505" | "GW432")))
+        && late.iter().all(|&j| {
+            causes[j].rule == Some("GW505") || (causes[j].rule == Some("GW432") && finds_no_gpu(i))
+        })
     {
         return i;
     }
@@ -2379,6 +2385,9 @@ fn pick_by_gate(causes: &[Cause], ctx: &Context) -> usize {
                 let unexplained_crash = causes[i].rule == Some("GW505")
                     && matches!(causes[i].category, Category::Unknown | Category::Other);
                 (
+                    // CRI-O's start-up warning that it dropped a handler (GW458) may be about a handler the
+                    // Pod does not use: any other runtime cause of the Pod's own comes first.
+                    causes[i].rule == Some("GW458"),
                     unexplained_crash,
                     // A program's own error yields to any other cause at these gates (a GPU's Xid, an image
                     // that cannot run on it), and explains a crash loop.

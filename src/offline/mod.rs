@@ -163,12 +163,24 @@ pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
     if trimmed.starts_with('{')
         && let Some(evs) = objects::read_list_json(trimmed, what)
     {
-        return Ok((Format::Json, evs?));
+        return match evs {
+            Ok(evs) => Ok((Format::Json, evs)),
+            Err(_) if kindless_report(trimmed) => {
+                Ok((Format::Text, split_by_object(read_text(input))))
+            }
+            Err(e) => Err(e),
+        };
     }
     if looks_like_json(trimmed) {
         return match serde_json::from_str::<serde_json::Value>(trimmed) {
             Ok(v) if is_log_record(&v) => Ok((Format::Text, vec![read_text(input)])),
-            Ok(v) => Ok((Format::Json, objects::read(vec![v], what)?)),
+            Ok(v) => match objects::read(vec![v], what) {
+                Ok(evs) => Ok((Format::Json, evs)),
+                Err(_) if kindless_report(trimmed) => {
+                    Ok((Format::Text, split_by_object(read_text(input))))
+                }
+                Err(e) => Err(e),
+            },
             Err(json_err) => {
                 // JSON lines (one object per line), as `kubectl get events -w -o json` prints.
                 let docs: std::result::Result<Vec<serde_json::Value>, _> =
@@ -434,6 +446,29 @@ fn has_message_property(s: &str) -> bool {
             .expect("message property regex")
     });
     PROPERTY.is_match(s)
+}
+
+/// A tool's own JSON report that names no Kubernetes kind but carries the cluster's messages (a test harness's
+/// dump of Pods' conditions): when the object readers know nothing in it, its message lines are read as text.
+/// A document with a kind of another sort stays an error.
+fn kindless_report(json: &str) -> bool {
+    static MESSAGE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#""(?:message|msg)"\s*:\s*""#).expect("message property regex")
+    });
+    MESSAGE.is_match(json)
+        && serde_json::from_str::<serde_json::Value>(json).is_ok_and(|v| !names_a_kind(&v))
+}
+
+/// Whether a JSON document says it is a Kubernetes object: a `kind` on it, on an element, or on an item of its
+/// `items`.
+fn names_a_kind(v: &serde_json::Value) -> bool {
+    match v {
+        serde_json::Value::Object(o) => {
+            o.contains_key("kind") || o.get("items").is_some_and(names_a_kind)
+        }
+        serde_json::Value::Array(a) => a.iter().any(names_a_kind),
+        _ => false,
+    }
 }
 
 /// A structured log record (zap, klog's JSON format), not a Kubernetes object: no `kind`, and a `msg` or
@@ -1358,5 +1393,18 @@ Start Time:          Wed, 15 May 2024 07:35:22 -0500
                 .contains("invalid JSON")
         );
         assert!(parse("42", "x").is_ok(), "a bare number is text, not JSON");
+    }
+
+    #[test]
+    fn a_tools_own_json_report_with_the_clusters_messages_is_read_as_text() {
+        // No kind anywhere, and a message line the readers know: the report's lines are read.
+        let report = "{\n  \"pods\": [\n    {\n      \"name\": \"gpu-c\",\n      \"phase\": \"Pending\",\n      \"conditions\": [\n        {\n          \"message\": \"0/1 nodes are available: 1 Insufficient nvidia.com/gpu.shared.\",\n          \"reason\": \"Unschedulable\"\n        }\n      ]\n    }\n  ]\n}";
+        let (format, evs) = parse(report, "x").unwrap();
+        assert_eq!(format, Format::Text);
+        let d = &crate::diagnose::diagnose_all(&evs)[0];
+        assert_eq!(d.primary.as_str(), "insufficient-resource");
+        // A kind of another sort, or nothing the readers could use, stays an error.
+        assert!(parse("{\"kind\": \"ConfigMap\",\n \"message\": \"x\"}", "x").is_err());
+        assert!(parse("{\"name\": \"gpu-c\"}", "x").is_err());
     }
 }

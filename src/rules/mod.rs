@@ -667,7 +667,8 @@ mod tests {
         for dir in dirs {
             for e in std::fs::read_dir(&dir).unwrap() {
                 let path = e.unwrap().path();
-                if path.extension().is_some_and(|x| x == "txt") {
+                // A runtime's own log (CRI-O's start-up warnings) is kept as `.log`.
+                if path.extension().is_some_and(|x| x == "txt" || x == "log") {
                     let text = std::fs::read_to_string(&path).unwrap();
                     texts.push((path.display().to_string(), text));
                 }

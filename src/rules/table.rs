@@ -113,7 +113,8 @@ pub static CATCH_ALL: &[&str] = &[
 /// library failed); GW174 says the object the apiserver found invalid is a DRA driver's ResourceSlice (or its classic
 /// allocation state), not the Pod (GW211); GW175 says the service account RBAC refuses is the GPU stack's own (GW506 would
 /// call it a workload's); GW224 says the hostPath volume Pod Security refuses holds the GPU's device files (GW210
-/// would call it a policy's business, not the GPU's).
+/// would call it a policy's business, not the GPU's); GW458 says the program CRI-O did not find on `$PATH` is the
+/// runtime of a handler it dropped (GW416 would call it the container's command).
 pub static REFINES: &[(&str, &str)] = &[
     ("GW146", "GW105"),
     ("GW151", "GW145"),
@@ -142,6 +143,7 @@ pub static REFINES: &[(&str, &str)] = &[
     ("GW529", "GW439"),
     ("GW175", "GW506"),
     ("GW224", "GW210"),
+    ("GW458", "GW416"),
 ];
 
 /// Rules that read what a running workload or its node reports about itself: its program's own error (GW528),
@@ -2197,7 +2199,7 @@ pub static RULES: &[Rule] = &[
         category: C::InsufficientResource,
         gate: G::Scheduling,
         looks_at: "the Volcano PodGroup's Unschedulable condition or event",
-        pattern: r"\b(?P<pending>[1-9]\d*)/(?P<tasks>\d+) tasks in gang unschedulable: pod group is not ready\b",
+        pattern: r"\b(?P<pending>[1-9]\d*)/(?P<tasks>\d+) tasks\s+in\s+gang\s+unschedulable:\s+pod\s+group\s+is\s+not\s+ready\b",
         summary: "the Volcano scheduler holds the whole gang back: it cannot place enough of its tasks together (NotEnoughResources), so it starts none of them",
         explanation: doc!(
             "Volcano schedules a job's Pods as a gang: it binds none until it can place `minAvailable` of them at once. It cannot, so the PodGroup stays Pending or Inqueue with `NotEnoughResources`, and Pods that would fit alone wait as well.",
@@ -4672,7 +4674,7 @@ pub static RULES: &[Rule] = &[
         category: C::HandlerMissing,
         gate: G::Runtime,
         looks_at: "CRI-O's log when it starts (journalctl -u crio)",
-        pattern: r#"\bRuntime handler \\?"(?P<handler>[^"\\\s]*nvidia[^"\\\s]*)\\?" is being ignored due to: (?P<why>[^\n]+?)\\?"?[ \t]*(?m:$)"#,
+        pattern: r#"\bRuntime handler \\?"(?P<handler>[^"\\\s]*nvidia[^"\\\s]*)\\?" is being ignored due to: (?P<why>[^\n]+?)(?:\\?"(?:[,}][^\n]*)?)?[ \t]*(?m:$)"#,
         summary: "the node's CRI-O dropped its runtime handler {handler} when it started ({why}), so a Pod whose RuntimeClass names it cannot get a sandbox",
         explanation: doc!(
             "CRI-O checks each `[crio.runtime.runtimes.*]` entry when it starts. An entry whose `runtime_path` does not exist (or, without a path, whose name is not on `$PATH`) is dropped with this warning, and CRI-O runs without it: a Pod whose RuntimeClass names the handler fails with `failed to find runtime handler {handler} from runtime list`, though the configuration has the entry.",

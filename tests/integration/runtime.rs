@@ -162,7 +162,7 @@ const MASKS: [(&str, &str); 4] = [
     (r"[0-9a-f]{64}", "<id>"),
     (r"/[^\s:()]*-runtime/(1\.6|2\.x)/state", "<state>/$1"),
     (r":0x[0-9a-f]+", ":<pointer>"),
-    (r#"time=\\?"[0-9TZ:.-]+\\?""#, "time=<time>"),
+    (r#"time=\\?"[0-9TZ:.+-]+\\?""#, "time=<time>"),
 ];
 
 /// `s` with what changes between runs masked.
