@@ -5188,7 +5188,7 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Scheduling,
         looks_at: "Karpenter controller log (nodeclaim lifecycle, provisioning)",
-        pattern: r#"(?:\bfailed launching nodeclaim\b|"failed to create instance"[^\n]*?\bnodeclaim\b|\bProvisioning failed, launching node\b)(?:[^\n]*?(?:"error":"|creating cloud provider instance, )(?P<error>[^"\n{]*[^"\n{\s]))?"#,
+        pattern: r#"(?:\bfailed launching nodeclaim\b|"failed to create instance"[^\n]*?\bnodeclaim\b|\bProvisioning failed, launching node\b)(?:[^\n]*?(?:"error":"|creating cloud provider instance, )(?P<error>[^"\n{]*[^"\n{\s]))?|\b(?P<error_alt>(?:VcpuLimitExceeded|MaxSpotInstanceCountExceeded|InstanceLimitExceeded): [^"\n]*[^"\n\s])"#,
         summary: "the node provisioner (Karpenter) could not create a node for the pod: the cloud refused the instance ({error|see Karpenter's log})",
         explanation: doc!(
             "The Pod was Pending, Karpenter chose an instance type for it and asked the cloud provider for the instance, and the cloud's API refused. No node joins, so the Pod stays Pending and Karpenter retries.",
