@@ -174,13 +174,16 @@ pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
     if looks_like_json(trimmed) {
         return match serde_json::from_str::<serde_json::Value>(trimmed) {
             Ok(v) if is_log_record(&v) => Ok((Format::Text, vec![read_text(input)])),
-            Ok(v) => match objects::read(vec![v], what) {
-                Ok(evs) => Ok((Format::Json, evs)),
-                Err(_) if kindless_report(trimmed) => {
-                    Ok((Format::Text, split_by_object(read_text(input))))
+            Ok(v) => {
+                let kindless = !names_a_kind(&v);
+                match objects::read(vec![v], what) {
+                    Ok(evs) => Ok((Format::Json, evs)),
+                    Err(_) if kindless && carries_messages(trimmed) => {
+                        Ok((Format::Text, split_by_object(read_text(input))))
+                    }
+                    Err(e) => Err(e),
                 }
-                Err(e) => Err(e),
-            },
+            }
             Err(json_err) => {
                 // JSON lines (one object per line), as `kubectl get events -w -o json` prints.
                 let docs: std::result::Result<Vec<serde_json::Value>, _> =
@@ -452,11 +455,16 @@ fn has_message_property(s: &str) -> bool {
 /// dump of Pods' conditions): when the object readers know nothing in it, its message lines are read as text.
 /// A document with a kind of another sort stays an error.
 fn kindless_report(json: &str) -> bool {
+    carries_messages(json)
+        && serde_json::from_str::<serde_json::Value>(json).is_ok_and(|v| !names_a_kind(&v))
+}
+
+/// Whether a JSON document has a `message` (or `msg`) string anywhere, also when its lines were glued.
+fn carries_messages(json: &str) -> bool {
     static MESSAGE: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r#""(?:message|msg)"\s*:\s*""#).expect("message property regex")
     });
     MESSAGE.is_match(json)
-        && serde_json::from_str::<serde_json::Value>(json).is_ok_and(|v| !names_a_kind(&v))
 }
 
 /// Whether a JSON document says it is a Kubernetes object: a `kind` on it, on an element, or on an item of its
