@@ -60,6 +60,8 @@ impl Groups {
 struct FastList<'a> {
     #[serde(borrow)]
     items: Vec<&'a RawValue>,
+    #[serde(borrow, default)]
+    kind: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -271,9 +273,11 @@ fn read_item(raw: &RawValue) -> Item {
 pub(super) fn read_list_json(text: &str, what: &str) -> Option<Result<Vec<Evidence>>> {
     let list: FastList<'_> = serde_json::from_str(text).ok()?;
     let items = crate::par::map_chunks(&list.items, 2048, || (), |_, raw| read_item(raw));
+    let empty = list.items.is_empty();
+    let events = list.kind.as_deref() == Some("EventList");
     drop(list);
     let mut g = Groups::default();
-    g.recognised += 1;
+    g.recognised += usize::from(empty);
     for item in items {
         match item {
             Item::Event(key, signal) => {
@@ -281,7 +285,7 @@ pub(super) fn read_list_json(text: &str, what: &str) -> Option<Result<Vec<Eviden
                 let key = key.unwrap_or_else(|| ("Pod".into(), String::new(), String::new()));
                 g.entry_owned(key).signals.push(signal);
             }
-            Item::Object(v) => walk(v, &mut g),
+            Item::Object(v) => walk(if events { as_event(v) } else { v }, &mut g),
             Item::Unreadable => {}
         }
     }
@@ -387,9 +391,18 @@ fn walk(doc: Value, g: &mut Groups) {
         Value::Object(mut map) => {
             let kind = str_of(map.get("kind")).unwrap_or_default();
             if let Some(Value::Array(items)) = map.remove("items") {
-                g.recognised += usize::from(kind.ends_with("List") || kind.is_empty());
+                // An empty list is a real answer (no events yet); a list of other kinds is the wrong input.
+                g.recognised +=
+                    usize::from(items.is_empty() && (kind.ends_with("List") || kind.is_empty()));
                 for item in items {
-                    walk(item, g);
+                    walk(
+                        if kind == "EventList" {
+                            as_event(item)
+                        } else {
+                            item
+                        },
+                        g,
+                    );
                 }
                 return;
             }
@@ -448,6 +461,16 @@ fn walk(doc: Value, g: &mut Groups) {
             }
         }
     }
+}
+
+/// An item of an EventList is an Event even when it does not say so (the API leaves `kind` off list items).
+fn as_event(mut item: Value) -> Value {
+    if let Value::Object(o) = &mut item
+        && !o.contains_key("kind")
+    {
+        o.insert("kind".into(), "Event".into());
+    }
+    item
 }
 
 fn str_of(v: Option<&Value>) -> Option<String> {

@@ -60,6 +60,13 @@ fn exit_codes_follow_the_contract() {
     let o = run(&["--from-file", "-"], Some(b"Warning  FailedScheduling  1m  default-scheduler  0/2 nodes are available: 2 node(s) had a reason nobody has seen."));
     assert_eq!(code(&o), 1);
     assert!(stdout(&o).contains("unknown"));
+    // an empty EventList is an answer (nothing happened yet), not the wrong input
+    let o = run(
+        &["--from-file", "-"],
+        Some(br#"{"apiVersion":"v1","kind":"EventList","items":[],"metadata":{}}"#),
+    );
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stdout(&o).contains("unknown"));
     // usage and input errors
     assert_eq!(code(&run(&[], None)), 2);
     assert_eq!(code(&run(&["--bogus"], None)), 2);
@@ -94,6 +101,18 @@ fn bad_input_is_one_line_and_exit_2() {
             vec!["-f".into(), "-".into()],
             Some(br#"{"kind":"ConfigMap","apiVersion":"v1"}"#.to_vec()),
             "ConfigMap",
+        ),
+        (
+            vec!["-f".into(), "-".into()],
+            Some(
+                br#"{"kind":"List","items":[{"kind":"Service","metadata":{"name":"s"}}]}"#.to_vec(),
+            ),
+            "kind Service",
+        ),
+        (
+            vec!["-f".into(), "-".into()],
+            Some(br#"{"items":[{"kind":"Service","metadata":{"name":"s"}}]}"#.to_vec()),
+            "kind Service",
         ),
         (
             vec!["-f".into(), "-".into()],
