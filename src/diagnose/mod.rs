@@ -643,19 +643,27 @@ fn shown_waiting(ev: &Evidence) -> bool {
 /// with nothing else said about it: something blocks it and the input does not say what (`unknown`), not
 /// "nothing blocks".
 fn stalled_without_a_word(ev: &Evidence, ctx: &Context, gaps: &[Gap]) -> Option<Diagnosis> {
+    // The scheduler's `Scheduled` says where the Pod went, not that the kubelet started it: a running Pod's
+    // events go on with the kubelet's Pulling, Created and Started, and one event ages out no sooner than another.
+    let placed = |s: &Signal| {
+        s.reason.as_deref() == Some("Scheduled") || s.message.contains("Successfully assigned ")
+    };
     // Shell prompts and prose around the listing say nothing; an event, a condition with a message or an
     // error line does.
-    let said = |s: &Signal| match s.source {
-        Some(SignalSource::PodStatus) => !s.message.is_empty(),
-        Some(SignalSource::Text | SignalSource::Log) | None => looks_like_error(&s.message),
-        Some(SignalSource::ContainerStatus) => {
-            !s.message.is_empty()
-                || !matches!(
-                    s.reason.as_deref(),
-                    Some("ContainerCreating" | "PodInitializing")
-                )
-        }
-        _ => true,
+    let said = |s: &Signal| {
+        !placed(s)
+            && match s.source {
+                Some(SignalSource::PodStatus) => !s.message.is_empty(),
+                Some(SignalSource::Text | SignalSource::Log) | None => looks_like_error(&s.message),
+                Some(SignalSource::ContainerStatus) => {
+                    !s.message.is_empty()
+                        || !matches!(
+                            s.reason.as_deref(),
+                            Some("ContainerCreating" | "PodInitializing")
+                        )
+                }
+                _ => true,
+            }
     };
     if ev.signals.iter().any(said) {
         return None;
@@ -684,18 +692,77 @@ fn stalled_without_a_word(ev: &Evidence, ctx: &Context, gaps: &[Gap]) -> Option<
             _ => None,
         }
     });
+    let placed_by = ev.signals.iter().find(|s| placed(s));
     let status = ev
         .signals
         .iter()
         .filter_map(|s| s.reason.as_deref())
         .find(|r| stalled(r))
-        .or(from_pod)?;
+        .or(from_pod)
+        .filter(|st| !(placed_by.is_some() && *st == "Pending"))
+        .or(placed_by.map(|_| "placed"))?;
     let gate = match status {
         "Pending" => Gate::Scheduling,
         // Before its containers ran (the kubelet's admission) or after: the input does not say.
-        "Failed" => Gate::Unknown,
+        "Failed" | "placed" => Gate::Unknown,
         _ => Gate::Runtime,
     };
+    if let Some(scheduled) = placed_by.filter(|_| status == "placed") {
+        // Pasted event lines (JupyterHub's spawn log, a chat paste) that go on past it say it started.
+        static PROGRESS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+            regex::Regex::new(r"\b(?:Started|Created) container\b|\bPull(?:ing|ed) image\b|\bContainer image \S+ already present|\bAttachVolume\.Attach succeeded|\bSuccessfully pulled image\b")
+                .expect("kubelet progress regex")
+        });
+        if ev
+            .signals
+            .iter()
+            .any(|s| !placed(s) && PROGRESS.is_match(&s.message))
+        {
+            return None;
+        }
+        static ASSIGNED_TO: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+            regex::Regex::new(r"Successfully assigned (?:(?P<ns>[a-z0-9.-]+)/)?(?P<pod>[a-z0-9.-]+) to (?P<node>[A-Za-z0-9][A-Za-z0-9.-]*)")
+                .expect("assigned-to regex")
+        });
+        let mut ctx = ctx.clone();
+        if let Some(c) = ASSIGNED_TO.captures(&scheduled.message) {
+            for name in ["ns", "pod", "node"] {
+                let key = if name == "ns" { "namespace" } else { name };
+                if let Some(m) = c.name(name)
+                    && !ctx.vars.contains_key(key)
+                {
+                    ctx.vars.insert(key, m.as_str().to_string());
+                }
+            }
+        }
+        let mut evidence = Vec::new();
+        let _ = push_evidence(&mut evidence, scheduled);
+        let next = vec![
+            ctx.step(
+                "journalctl -u kubelet --since -1h | grep {pod}",
+                Where::Node,
+                "the kubelet's own log says where it stopped: admitting the Pod (the device plugin's Allocate), mounting its volumes or creating its sandbox",
+            ),
+            ctx.step(
+                "kubectl get pods -A -o wide --field-selector spec.nodeName={node}",
+                Where::Cluster,
+                "the device plugin's and the runtime's Pods on that node: are they running?",
+            ),
+            ctx.step(
+                "kubectl describe node {node}",
+                Where::Cluster,
+                "whether the node is Ready and its kubelet posts status",
+            ),
+        ];
+        let on = ctx
+            .vars
+            .get("node")
+            .map_or_else(|| "a node".to_string(), |n| format!("node {n}"));
+        let summary = format!(
+            "the pod was placed on {on} and nothing since says the kubelet admitted it or started a container"
+        );
+        return Some(unknown(ev, gate, summary, evidence, next, gaps.to_vec()));
+    }
     let evidence = vec![if status == "not ready" {
         EvidenceLine {
             source: SignalSource::Condition,
@@ -1934,6 +2001,7 @@ fn category_rank(c: Category) -> u8 {
 }
 
 /// Names and counts a template may use.
+#[derive(Clone)]
 struct Context {
     vars: BTreeMap<&'static str, String>,
     /// The Pod's nodeSelector names GPU labels, so the nodes it selects are GPU nodes.
@@ -2719,7 +2787,8 @@ mod tests {
         };
         let d = diagnose(&pending);
         assert_eq!((d.primary, d.gate), (Category::Unknown, Gate::Scheduling));
-        // Once the scheduler has placed it and an event says so, nothing blocks.
+        // Once the scheduler has placed it and an event says so, it is past scheduling; with no word from the
+        // kubelet since, the input does not say what holds it.
         let mut placed = pending.clone();
         placed.signals.push(Signal {
             kind: Some("Normal".into()),
@@ -2728,7 +2797,23 @@ mod tests {
                 "Successfully assigned ml/trainer-0 to gpu-node-1",
             )
         });
-        assert_eq!(diagnose(&placed).primary, Category::None);
+        let d = diagnose(&placed);
+        assert_eq!((d.primary, d.gate), (Category::Unknown, Gate::Unknown));
+        assert!(
+            d.causes[0].summary.contains("placed on node gpu-node-1"),
+            "{d:?}"
+        );
+        assert_eq!(
+            d.causes[0].next[0].command,
+            "journalctl -u kubelet --since -1h | grep trainer-0"
+        );
+        // The kubelet's word after it (the container started) says it got past the node's gates.
+        let mut started = placed.clone();
+        started.signals.push(Signal {
+            kind: Some("Normal".into()),
+            ..event("Started", "Started container trainer")
+        });
+        assert_eq!(diagnose(&started).primary, Category::None);
     }
 
     #[test]

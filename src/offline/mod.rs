@@ -1372,9 +1372,13 @@ Start Time:          Wed, 15 May 2024 07:35:22 -0500
         let (_, evs) = parse(&format!("{cut}Status:              Running\n"), "x").unwrap();
         assert_eq!(crate::diagnose::diagnose(&evs[0]).primary, Category::None);
         // The Pod's own output, or its events, say that it got past its gates.
+        let assigned = "2022-05-02T00:33:59.912858Z [Normal] Successfully assigned odh-jupyterhub/jupyterhub-nb-michaeltiemannosc to ip-10-0-252-130.ec2.internal\n";
         for shown in [
             "[root@ksmaster01 ~]# kubectl logs -f gpu-demo -n gpu\n[Vector addition of 50000 elements]\nTest PASSED\nDone\n",
-            "2022-05-02T00:33:59.912858Z [Normal] Successfully assigned odh-jupyterhub/jupyterhub-nb-michaeltiemannosc to ip-10-0-252-130.ec2.internal\n",
+            &format!(
+                "{assigned}2022-05-02T00:34:02Z [Normal] AttachVolume.Attach succeeded for volume \"pvc-31520862\"\n"
+            ),
+            &format!("{assigned}2022-05-02T00:35:10Z [Normal] Started container notebook\n"),
         ] {
             let (_, evs) = parse(shown, "x").unwrap();
             assert_eq!(
@@ -1383,6 +1387,16 @@ Start Time:          Wed, 15 May 2024 07:35:22 -0500
                 "{shown}"
             );
         }
+        // Placed, and not a word since from the kubelet: where it went, not that it started.
+        let (_, evs) = parse(assigned, "x").unwrap();
+        let d = crate::diagnose::diagnose(&evs[0]);
+        assert_eq!(d.primary, Category::Unknown);
+        assert!(
+            d.causes[0]
+                .summary
+                .contains("placed on node ip-10-0-252-130.ec2.internal"),
+            "{d:?}"
+        );
     }
 
     #[test]
