@@ -114,7 +114,9 @@ pub static CATCH_ALL: &[&str] = &[
 /// allocation state), not the Pod (GW211); GW175 says the service account RBAC refuses is the GPU stack's own (GW506 would
 /// call it a workload's); GW224 says the hostPath volume Pod Security refuses holds the GPU's device files (GW210
 /// would call it a policy's business, not the GPU's); GW458 says the program CRI-O did not find on `$PATH` is the
-/// runtime of a handler it dropped (GW416 would call it the container's command).
+/// runtime of a handler it dropped (GW416 would call it the container's command); GW459 says the runtime program
+/// missing is Docker's, from `daemon.json` (GW405 would send the reader to containerd's config, GW418 would only say
+/// the runtime failed).
 pub static REFINES: &[(&str, &str)] = &[
     ("GW146", "GW105"),
     ("GW151", "GW145"),
@@ -144,6 +146,8 @@ pub static REFINES: &[(&str, &str)] = &[
     ("GW175", "GW506"),
     ("GW224", "GW210"),
     ("GW458", "GW416"),
+    ("GW459", "GW405"),
+    ("GW459", "GW418"),
 ];
 
 /// Rules that read what a running workload or its node reports about itself: its program's own error (GW528),
@@ -4697,6 +4701,41 @@ pub static RULES: &[Rule] = &[
         example: "time=\"2026-12-06T10:49:42.858333958Z\" level=warning msg=\"Runtime handler \\\"nvidia-operator\\\" is being ignored due to: invalid runtime_path for runtime 'nvidia-operator': stat /usr/local/nvidia/toolkit/nvidia-container-runtime: no such file or directory\"",
         example_source: "tests/fixtures/runtime/cri-o-1.34.0/startup.log (CRI-O 1.34.0 run by tests/cluster/runtimes)",
         near_miss: "time=\"2026-12-06T10:49:44.00254021Z\" level=info msg=\"Using runtime handler runc version 1.1.5+ds1, commit: 1.1.5+ds1-1+deb12u1, spec: 1.0.2-dev, go: go1.19.8, libseccomp: 2.5.4\"",
+    },
+    Rule {
+        id: "GW459",
+        name: "docker-runtime-binary-missing",
+        category: C::RuntimeHook,
+        gate: G::Runtime,
+        looks_at: "FailedCreatePodSandBox or Failed event (cri-dockerd, dockershim), `docker run` output",
+        pattern: r#"\bError response from daemon: [^\n]*?(?:exec: \\?"|fork/exec )(?P<binary>[^"\\\s:]*nvidia-container-runtime[^"\\\s:]*)(?:\\?")?:? (?:executable file not found|no such file or directory|exec format error|permission denied)"#,
+        summary: "the node's Docker runs {binary} for the Pod, and it is not installed",
+        explanation: doc!(
+            "The node runs Pods through Docker (cri-dockerd, or dockershim before Kubernetes 1.24), and the runtime Docker was told to use for the Pod, from `/etc/docker/daemon.json`, names a program that is not on the node. With cri-dockerd the Pod's sandbox (its pause container) runs under the handler's runtime too, so the sandbox fails first (`failed to start sandbox container for pod`).",
+            "`nvidia-ctk runtime configure --runtime=docker` (or the GPU Operator's toolkit, with `/usr/local/nvidia/toolkit/…`) wrote the runtime into `daemon.json`, but the NVIDIA Container Toolkit is not installed at that path: it was removed, never installed, or the operator's toolkit Pod has not finished installing it.",
+            "Install the toolkit (or let the operator's toolkit Pod finish), or point `runtimes.<name>.path` in `/etc/docker/daemon.json` at the installed `nvidia-container-runtime`, then restart Docker: it reads its runtimes only when it starts.",
+        ),
+        next: &[
+            Next {
+                command: "cat /etc/docker/daemon.json",
+                place: Node,
+                why: "see the path each of Docker's runtimes names",
+            },
+            Next {
+                command: "which nvidia-container-runtime nvidia-container-runtime-hook; ls /usr/local/nvidia/toolkit",
+                place: Node,
+                why: "see whether the toolkit binaries exist",
+            },
+            Next {
+                command: "nvidia-ctk runtime configure --runtime=docker && systemctl restart docker",
+                place: Node,
+                why: "write the installed toolkit's path into daemon.json (once the toolkit is installed)",
+            },
+        ],
+        fix: None,
+        example: "rpc error: code = Unknown desc = failed to start sandbox container for pod \"gpu-probe\": Error response from daemon: failed to create task for container: failed to create shim task: OCI runtime create failed: unable to retrieve OCI runtime error (open /tmp/gpuwhy-cluster-runtime/docker/exec/containerd/daemon/io.containerd.runtime.v2.task/moby/5f4781524261558dafaa4a5328181b5343b3b9c335708bbdff8dfa0754988c59/log.json: no such file or directory): fork/exec /usr/local/nvidia/toolkit/nvidia-container-runtime: no such file or directory: unknown",
+        example_source: "tests/fixtures/runtime/docker-26.1.5+dfsg1/runtime-binary-missing.txt (cri-dockerd 0.4.0 and Docker 26.1.5 run by tests/cluster/runtimes)",
+        near_miss: "rpc error: code = Unknown desc = failed to create containerd task: failed to create shim task: OCI runtime create failed: unable to retrieve OCI runtime error (open /tmp/gpuwhy-cluster-runtime/1.6/state/io.containerd.runtime.v2.task/k8s.io/d4bc8e6e28784078261a548174dbe423efc42f30d3d535bc93ea279587813759/log.json: no such file or directory): fork/exec /usr/local/nvidia/toolkit/nvidia-container-runtime: no such file or directory: unknown",
     },
     Rule {
         id: "GW501",

@@ -1,5 +1,5 @@
-//! The runtime gate from real components: what Debian's containerd 1.6, containerd 2.x and CRI-O, with the NVIDIA
-//! Container Toolkit as their `nvidia` runtime (or, for CRI-O, its OCI hook), answered over CRI
+//! The runtime gate from real components: what Debian's containerd 1.6, containerd 2.x, CRI-O and cri-dockerd with
+//! Docker, with the NVIDIA Container Toolkit as their `nvidia` runtime (or, for CRI-O, its OCI hook), answered over CRI
 //! (tests/cluster/runtimes, kept in tests/fixtures/runtime); how the engine reads each answer, alone and as the
 //! kubelet's event carries it, and CRI-O's warning when it drops a handler; and that the live runtimes still
 //! answer the same.
@@ -9,11 +9,16 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The runtimes the captures come from: fixture directory names, as tests/cluster/runtimes names them.
-const RUNTIMES: [&str; 3] = ["containerd-1.6.20~ds1", "containerd-v2.4.2", "cri-o-1.34.0"];
+const RUNTIMES: [&str; 4] = [
+    "containerd-1.6.20~ds1",
+    "containerd-v2.4.2",
+    "cri-o-1.34.0",
+    "docker-26.1.5+dfsg1",
+];
 
 /// (runtime, scenario, primary, rule) for each scenario of tests/cluster/runtimes: what the engine makes of the
 /// runtime's answer, at every version of that runtime (a fixture directory's name starts with the runtime's).
-const READ_AS: [(&str, &str, &str, &str); 14] = [
+const READ_AS: [(&str, &str, &str, &str); 19] = [
     ("containerd", "handler-missing", "handler-missing", "GW401"),
     (
         "containerd",
@@ -39,6 +44,13 @@ const READ_AS: [(&str, &str, &str, &str); 14] = [
     ("cri-o", "cri-cdi", "runtime-hook", "GW411"),
     ("cri-o", "oci-hook", "runtime-hook", "GW448"),
     ("cri-o", "startup", "handler-missing", "GW458"),
+    // cri-dockerd 0.4 asks Docker for its runtimes and words a missing one as containerd 1.6 does; Docker's own
+    // wrappers (`failed to start sandbox container for pod`, `Error response from daemon:`) go around the rest.
+    ("docker", "handler-missing", "handler-missing", "GW401"),
+    ("docker", "runtime-binary-missing", "runtime-hook", "GW459"),
+    ("docker", "toolkit-cdi", "runtime-hook", "GW411"),
+    ("docker", "toolkit-legacy", "runtime-hook", "GW448"),
+    ("docker", "toolkit-auto", "runtime-hook", "GW407"),
 ];
 
 /// (scenario, CRI call) from a capture directory's calls.tsv.
@@ -156,11 +168,12 @@ fn runtime_captures_snapshot() {
     );
 }
 
-/// What changes between runs, and what stands for it: sandbox ids, the state dir (GPUWHY_CLUSTER_DIR), the pointer
+/// What changes between runs, and what stands for it: sandbox ids, the state dirs (GPUWHY_CLUSTER_DIR), the pointer
 /// addresses in CRI-O's runtime list, and the timestamps of CRI-O's and its runtime's log lines.
-const MASKS: [(&str, &str); 4] = [
+const MASKS: [(&str, &str); 5] = [
     (r"[0-9a-f]{64}", "<id>"),
     (r"/[^\s:()]*-runtime/(1\.6|2\.x)/state", "<state>/$1"),
+    (r"/[^\s:()]*-runtime/docker/exec", "<state>/docker"),
     (r":0x[0-9a-f]+", ":<pointer>"),
     (r#"time=\\?"[0-9TZ:.+-]+\\?""#, "time=<time>"),
 ];
