@@ -648,10 +648,23 @@ fn stalled_without_a_word(ev: &Evidence, ctx: &Context, gaps: &[Gap]) -> Option<
     let placed = |s: &Signal| {
         s.reason.as_deref() == Some("Scheduled") || s.message.contains("Successfully assigned ")
     };
+    let placed_by = ev.signals.iter().find(|s| placed(s));
+    // What the scheduler and the autoscaler said before they placed it is not the kubelet's word.
+    let before_placing = |s: &Signal| {
+        placed_by.is_some()
+            && (matches!(
+                s.reason.as_deref(),
+                Some("FailedScheduling" | "TriggeredScaleUp" | "NotTriggerScaleUp" | "Nominated")
+            ) || matches!(
+                s.component.as_deref(),
+                Some("default-scheduler" | "cluster-autoscaler")
+            ))
+    };
     // Shell prompts and prose around the listing say nothing; an event, a condition with a message or an
     // error line does.
     let said = |s: &Signal| {
         !placed(s)
+            && !before_placing(s)
             && match s.source {
                 Some(SignalSource::PodStatus) => !s.message.is_empty(),
                 Some(SignalSource::Text | SignalSource::Log) | None => looks_like_error(&s.message),
@@ -692,7 +705,6 @@ fn stalled_without_a_word(ev: &Evidence, ctx: &Context, gaps: &[Gap]) -> Option<
             _ => None,
         }
     });
-    let placed_by = ev.signals.iter().find(|s| placed(s));
     let status = ev
         .signals
         .iter()
@@ -708,16 +720,30 @@ fn stalled_without_a_word(ev: &Evidence, ctx: &Context, gaps: &[Gap]) -> Option<
         _ => Gate::Runtime,
     };
     if let Some(scheduled) = placed_by.filter(|_| status == "placed") {
-        // Pasted event lines (JupyterHub's spawn log, a chat paste) that go on past it say it started.
+        // Pasted event lines (JupyterHub's spawn log, a chat paste) that go on past it say it started, also in
+        // the same block of text as the `Successfully assigned` line.
         static PROGRESS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
             regex::Regex::new(r"\b(?:Started|Created) container\b|\bPull(?:ing|ed) image\b|\bContainer image \S+ already present|\bAttachVolume\.Attach succeeded|\bSuccessfully pulled image\b")
                 .expect("kubelet progress regex")
         });
-        if ev
-            .signals
-            .iter()
-            .any(|s| !placed(s) && PROGRESS.is_match(&s.message))
-        {
+        // The Pod's phase or a listing's STATUS past waiting (Running, Completed): only the kubelet sets those.
+        let target = ev.target.name.as_deref();
+        let this_pod = |s: &Signal| {
+            s.object
+                .as_deref()
+                .and_then(|o| o.split_once('/'))
+                .is_none_or(|(_, name)| target.is_none_or(|t| t == name))
+        };
+        let kubelet_ran = ev.pod.as_ref().is_some_and(|p| {
+            p.any_running || matches!(p.phase.as_deref(), Some("Running" | "Succeeded"))
+        }) || ev.signals.iter().any(|s| {
+            matches!(
+                s.source,
+                Some(SignalSource::PodStatus | SignalSource::ContainerStatus)
+            ) && this_pod(s)
+                && s.reason.as_deref().is_some_and(|r| !is_waiting_status(r))
+        });
+        if kubelet_ran || ev.signals.iter().any(|s| PROGRESS.is_match(&s.message)) {
             return None;
         }
         static ASSIGNED_TO: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {

@@ -468,11 +468,11 @@ fn carries_messages(json: &str) -> bool {
 }
 
 /// Whether a JSON document says it is a Kubernetes object: a `kind` on it, on an element, or on an item of its
-/// `items`.
+/// `items`. A plain `List` says nothing of what it holds.
 fn names_a_kind(v: &serde_json::Value) -> bool {
     match v {
         serde_json::Value::Object(o) => {
-            o.contains_key("kind") || o.get("items").is_some_and(names_a_kind)
+            o.get("kind").is_some_and(|k| k != "List") || o.get("items").is_some_and(names_a_kind)
         }
         serde_json::Value::Array(a) => a.iter().any(names_a_kind),
         _ => false,
@@ -1379,6 +1379,11 @@ Start Time:          Wed, 15 May 2024 07:35:22 -0500
                 "{assigned}2022-05-02T00:34:02Z [Normal] AttachVolume.Attach succeeded for volume \"pvc-31520862\"\n"
             ),
             &format!("{assigned}2022-05-02T00:35:10Z [Normal] Started container notebook\n"),
+            // The kubelet's word in the same pasted block as the scheduler's.
+            "Successfully assigned default/gpu-pod to node1\nStarted container cuda\n",
+            // A listing's STATUS that only the kubelet sets.
+            "NAME        READY   STATUS    RESTARTS   AGE\ntrainer-0   1/1     Running   0          11m\n\nLAST SEEN   TYPE     REASON      OBJECT              MESSAGE\n11m         Normal   Scheduled   pod/trainer-0       Successfully assigned ml/trainer-0 to gpu-node-1\n",
+            "Name:         trainer-0\nNamespace:    ml\nNode:         gpu-node-1/10.0.0.5\nStatus:       Running\nEvents:\n  Type    Reason     Age   From               Message\n  ----    ------     ----  ----               -------\n  Normal  Scheduled  11m   default-scheduler  Successfully assigned ml/trainer-0 to gpu-node-1\n",
         ] {
             let (_, evs) = parse(shown, "x").unwrap();
             assert_eq!(
@@ -1387,7 +1392,8 @@ Start Time:          Wed, 15 May 2024 07:35:22 -0500
                 "{shown}"
             );
         }
-        // Placed, and not a word since from the kubelet: where it went, not that it started.
+        // Placed, and not a word since from the kubelet: where it went, not that it started; also after the
+        // scheduler's own earlier word, which is not the kubelet's.
         let (_, evs) = parse(assigned, "x").unwrap();
         let d = crate::diagnose::diagnose(&evs[0]);
         assert_eq!(d.primary, Category::Unknown);
@@ -1395,6 +1401,14 @@ Start Time:          Wed, 15 May 2024 07:35:22 -0500
             d.causes[0]
                 .summary
                 .contains("placed on node ip-10-0-252-130.ec2.internal"),
+            "{d:?}"
+        );
+        let waited = "Events:\n  Type     Reason            Age   From               Message\n  ----     ------            ----  ----               -------\n  Warning  FailedScheduling  12m   default-scheduler  0/3 nodes are available: 3 Insufficient nvidia.com/gpu.\n  Normal   Scheduled         11m   default-scheduler  Successfully assigned ml/trainer-0 to gpu-node-1\n";
+        let (_, evs) = parse(waited, "x").unwrap();
+        let d = crate::diagnose::diagnose(&evs[0]);
+        assert_eq!(d.primary, Category::Unknown, "{d:?}");
+        assert!(
+            d.causes[0].summary.contains("placed on node gpu-node-1"),
             "{d:?}"
         );
     }

@@ -274,7 +274,11 @@ pub(super) fn read_list_json(text: &str, what: &str) -> Option<Result<Vec<Eviden
     let list: FastList<'_> = serde_json::from_str(text).ok()?;
     let items = crate::par::map_chunks(&list.items, 2048, || (), |_, raw| read_item(raw));
     let empty = list.items.is_empty();
-    let events = list.kind.as_deref() == Some("EventList");
+    let item_kind = list
+        .kind
+        .as_deref()
+        .and_then(kind_of_items)
+        .map(str::to_string);
     drop(list);
     let mut g = Groups::default();
     g.recognised += usize::from(empty);
@@ -285,7 +289,7 @@ pub(super) fn read_list_json(text: &str, what: &str) -> Option<Result<Vec<Eviden
                 let key = key.unwrap_or_else(|| ("Pod".into(), String::new(), String::new()));
                 g.entry_owned(key).signals.push(signal);
             }
-            Item::Object(v) => walk(if events { as_event(v) } else { v }, &mut g),
+            Item::Object(v) => walk(with_kind(v, item_kind.as_deref()), &mut g),
             Item::Unreadable => {}
         }
     }
@@ -390,19 +394,17 @@ fn walk(doc: Value, g: &mut Groups) {
         }
         Value::Object(mut map) => {
             let kind = str_of(map.get("kind")).unwrap_or_default();
-            if let Some(Value::Array(items)) = map.remove("items") {
+            if let Some(items @ (Value::Array(_) | Value::Null)) = map.remove("items") {
+                let items = match items {
+                    Value::Array(items) => items,
+                    _ => Vec::new(),
+                };
                 // An empty list is a real answer (no events yet); a list of other kinds is the wrong input.
                 g.recognised +=
                     usize::from(items.is_empty() && (kind.ends_with("List") || kind.is_empty()));
+                let item_kind = kind_of_items(&kind);
                 for item in items {
-                    walk(
-                        if kind == "EventList" {
-                            as_event(item)
-                        } else {
-                            item
-                        },
-                        g,
-                    );
+                    walk(with_kind(item, item_kind), g);
                 }
                 return;
             }
@@ -463,12 +465,18 @@ fn walk(doc: Value, g: &mut Groups) {
     }
 }
 
-/// An item of an EventList is an Event even when it does not say so (the API leaves `kind` off list items).
-fn as_event(mut item: Value) -> Value {
-    if let Value::Object(o) = &mut item
+/// The kind of a typed list's items (`EventList` holds Events, `NodeList` Nodes); none for a plain `List`.
+fn kind_of_items(list: &str) -> Option<&str> {
+    list.strip_suffix("List").filter(|k| !k.is_empty())
+}
+
+/// An item of a typed list is of the list's kind even when it does not say so (the API leaves `kind` off list
+/// items).
+fn with_kind(mut item: Value, kind: Option<&str>) -> Value {
+    if let (Some(kind), Value::Object(o)) = (kind, &mut item)
         && !o.contains_key("kind")
     {
-        o.insert("kind".into(), "Event".into());
+        o.insert("kind".into(), kind.into());
     }
     item
 }

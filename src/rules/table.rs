@@ -4708,7 +4708,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "FailedCreatePodSandBox or Failed event (cri-dockerd, dockershim), `docker run` output",
-        pattern: r#"\bError response from daemon: [^\n]*?(?:exec: \\?"|fork/exec )(?P<binary>[^"\\\s:]*nvidia-container-runtime[^"\\\s:]*)(?:\\?")?:? (?:executable file not found|no such file or directory|exec format error|permission denied)"#,
+        pattern: r#"\bError response from daemon: [^\n]*?(?:exec: \\?"|fork/exec )(?P<binary>[^"\\\s:]*nvidia-container-runtime(?:\.(?:cdi|legacy))?)(?:\\?")?:? (?:executable file not found|no such file or directory)"#,
         summary: "the node's Docker runs {binary} for the Pod, and it is not installed",
         explanation: doc!(
             "The node runs Pods through Docker (cri-dockerd, or dockershim before Kubernetes 1.24), and the runtime Docker was told to use for the Pod, from `/etc/docker/daemon.json`, names a program that is not on the node. With cri-dockerd the Pod's sandbox (its pause container) runs under the handler's runtime too, so the sandbox fails first (`failed to start sandbox container for pod`).",

@@ -60,13 +60,28 @@ fn exit_codes_follow_the_contract() {
     let o = run(&["--from-file", "-"], Some(b"Warning  FailedScheduling  1m  default-scheduler  0/2 nodes are available: 2 node(s) had a reason nobody has seen."));
     assert_eq!(code(&o), 1);
     assert!(stdout(&o).contains("unknown"));
-    // an empty EventList is an answer (nothing happened yet), not the wrong input
+    // an empty EventList (or one whose items are null) is an answer (nothing happened yet), not the wrong
+    // input, and so is a NodeList whose items, as the API prints them, name no kind
+    for empty in [
+        &br#"{"apiVersion":"v1","kind":"EventList","items":[],"metadata":{}}"#[..],
+        br#"{"apiVersion":"v1","kind":"EventList","items":null}"#,
+        br#"{"kind":"NodeList","items":[{"metadata":{"name":"n1"},"status":{"allocatable":{"nvidia.com/gpu":"1"}}}]}"#,
+    ] {
+        let o = run(&["--from-file", "-"], Some(empty));
+        assert_eq!(code(&o), 1, "{}", stderr(&o));
+        assert!(stdout(&o).contains("unknown"));
+    }
+    // a plain List says nothing of its items: kindless items with messages are read as text
     let o = run(
         &["--from-file", "-"],
-        Some(br#"{"apiVersion":"v1","kind":"EventList","items":[],"metadata":{}}"#),
+        Some(br#"{"kind":"List","items":[{"message":"0/1 nodes are available: 1 Insufficient nvidia.com/gpu.","reason":"FailedScheduling"}]}"#),
     );
     assert_eq!(code(&o), 1, "{}", stderr(&o));
-    assert!(stdout(&o).contains("unknown"));
+    assert!(
+        stdout(&o).contains("insufficient-resource"),
+        "{}",
+        stdout(&o)
+    );
     // usage and input errors
     assert_eq!(code(&run(&[], None)), 2);
     assert_eq!(code(&run(&["--bogus"], None)), 2);
@@ -112,6 +127,11 @@ fn bad_input_is_one_line_and_exit_2() {
         (
             vec!["-f".into(), "-".into()],
             Some(br#"{"items":[{"kind":"Service","metadata":{"name":"s"}}]}"#.to_vec()),
+            "kind Service",
+        ),
+        (
+            vec!["-f".into(), "-".into()],
+            Some(br#"{"kind":"ServiceList","items":[{"metadata":{"name":"s"}}]}"#.to_vec()),
             "kind Service",
         ),
         (
