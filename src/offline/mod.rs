@@ -1371,6 +1371,13 @@ Start Time:          Wed, 15 May 2024 07:35:22 -0500
         );
         let (_, evs) = parse(&format!("{cut}Status:              Running\n"), "x").unwrap();
         assert_eq!(crate::diagnose::diagnose(&evs[0]).primary, Category::None);
+        // Another object's status (a DRA ComputeDomain's) is not a Pod's phase.
+        let domain = "Status:\n  Nodes:\n    Name: cluster1-mgx-00011\n    Status: NotReady\n  Status: NotReady\nEvents: <none>\n";
+        let (_, evs) = parse(domain, "x").unwrap();
+        assert_eq!(
+            crate::diagnose::diagnose(&evs[0]).primary,
+            Category::Unknown
+        );
         // The Pod's own output, or its events, say that it got past its gates.
         let assigned = "2022-05-02T00:33:59.912858Z [Normal] Successfully assigned odh-jupyterhub/jupyterhub-nb-michaeltiemannosc to ip-10-0-252-130.ec2.internal\n";
         for shown in [

@@ -902,8 +902,15 @@ fn describe_field(
             }
             Some(1)
         }
+        // A Pod's phase (`Terminating (lasts 2m)` while it is deleted); another object's `Status:` (a
+        // ComputeDomain's `NotReady`) is not one.
         "Status" => {
-            pod.phase = Some(sanitize::line(value));
+            if matches!(
+                value.split_whitespace().next(),
+                Some("Pending" | "Running" | "Succeeded" | "Failed" | "Unknown" | "Terminating")
+            ) {
+                pod.phase = Some(sanitize::line(value));
+            }
             Some(1)
         }
         "Reason" => {

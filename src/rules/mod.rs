@@ -440,12 +440,16 @@ fn captures_of(idx: usize, text: &str) -> Option<Match> {
         .flatten()
         .filter_map(|n| {
             caps.get_group_by_name(n).map(|span| {
-                (
-                    capture_field(n).to_string(),
-                    String::from_utf8_lossy(&text.as_bytes()[span.range()])
-                        .trim()
-                        .to_string(),
-                )
+                let field = capture_field(n);
+                let value = String::from_utf8_lossy(&text.as_bytes()[span.range()]);
+                // A resource name ends in a letter or digit: a dot after it ends the sentence (a message
+                // quoted in JSON keeps its final `.` before the closing quote).
+                let value = if field == "resource" {
+                    value.trim().trim_end_matches('.')
+                } else {
+                    value.trim()
+                };
+                (field.to_string(), value.to_string())
             })
         })
         .filter(|(_, v)| !v.is_empty())
@@ -676,6 +680,19 @@ mod tests {
         }
         texts.sort();
         texts
+    }
+
+    #[test]
+    fn a_resource_name_keeps_no_sentence_dot() {
+        // A FailedScheduling message quoted in a JSON document read as text: `…gpu.","reason":…`.
+        let text = r#"{"message":"0/1 nodes are available: 1 Insufficient nvidia.com/gpu.","reason":"FailedScheduling"}"#;
+        let reading = crate::classify::read(text);
+        let resources: Vec<&str> = reading
+            .findings
+            .iter()
+            .filter_map(|f| f.captures.get("resource").map(String::as_str))
+            .collect();
+        assert_eq!(resources, ["nvidia.com/gpu"], "{reading:?}");
     }
 
     #[test]

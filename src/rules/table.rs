@@ -935,11 +935,11 @@ pub static RULES: &[Rule] = &[
         category: C::InsufficientResource,
         gate: G::Scheduling,
         looks_at: "Karpenter FailedScheduling event or controller log",
-        pattern: r"no instance type (?:satisfied resources|has enough resources)|all available instance types exceed limits for (?:nodepool|provisioner)",
+        pattern: r"no instance type (?:satisfied resources|has enough resources|can satisfy the allocation)|all available instance types exceed limits for (?:nodepool|provisioner)",
         summary: "no instance type Karpenter may launch has enough of the pod's resources (or the pool's limits are reached)",
         explanation: doc!(
-            "Karpenter could launch a node for the Pod, but none of the instance types the NodePool allows has the GPUs (or cpu, memory) the Pod requests, or launching one would exceed the NodePool's limits.",
-            "The NodePool's requirements allow only instance types with fewer GPUs than the Pod asks for (one GPU each, while the Pod wants two), the GPU instance families are left out, or `spec.limits` caps the pool's GPUs.",
+            "Karpenter could launch a node for the Pod, but none of the instance types the NodePool allows has the GPUs (or cpu, memory) the Pod requests, or launching one would exceed the NodePool's limits. With Dynamic Resource Allocation it says `no instance type can satisfy the allocation`: no allowed instance type would offer the devices the Pod's ResourceClaims ask for.",
+            "The NodePool's requirements allow only instance types with fewer GPUs than the Pod asks for (one GPU each, while the Pod wants two), the GPU instance families are left out, or `spec.limits` caps the pool's GPUs; for a ResourceClaim, the claim asks for more devices than an allowed instance type has, or selects an attribute Karpenter cannot predict for a node it has not launched.",
             "Allow an instance type with enough GPUs in the NodePool's requirements, lower the Pod's request, or raise the NodePool's limits.",
         ),
         next: &[
