@@ -85,6 +85,37 @@ pub struct Signal {
     pub time: Option<String>,
 }
 
+impl Signal {
+    /// The scheduler's word that it placed the Pod: a `Scheduled` event, or its `Successfully assigned` text.
+    pub fn is_placement(&self) -> bool {
+        self.reason.as_deref() == Some("Scheduled")
+            || self.message.contains("Successfully assigned ")
+    }
+}
+
+/// Where the scheduler's `Successfully assigned [ns/]pod to node` put a Pod.
+pub struct Placement<'a> {
+    /// Absent in the wording before Kubernetes 1.12.
+    pub namespace: Option<&'a str>,
+    pub pod: &'a str,
+    /// Absent when a paste cut the line off after `to`.
+    pub node: Option<&'a str>,
+}
+
+/// Reads `Successfully assigned [ns/]pod to node` out of a message.
+pub fn placement(message: &str) -> Option<Placement<'_>> {
+    static ASSIGNED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"Successfully assigned (?:(?P<ns>[a-z0-9.-]+)/)?(?P<pod>[a-z0-9.-]+) to\b(?: (?P<node>[A-Za-z0-9.-]+))?")
+            .expect("assigned regex")
+    });
+    let c = ASSIGNED.captures(message)?;
+    Some(Placement {
+        namespace: c.name("ns").map(|m| m.as_str()),
+        pod: c.name("pod")?.as_str(),
+        node: c.name("node").map(|m| m.as_str()),
+    })
+}
+
 /// A toleration as written on the Pod.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
 pub struct Toleration {

@@ -231,9 +231,7 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
 
     let passed_scheduling = pod
         .is_some_and(|p| p.node_name.is_some() || p.scheduled.as_deref() == Some("True"))
-        || ev.signals.iter().any(|s| {
-            s.reason.as_deref() == Some("Scheduled") || s.message.contains("Successfully assigned ")
-        })
+        || ev.signals.iter().any(Signal::is_placement)
         // A workload's own report (its error, its OOM, its node's licence) may be another Pod's log: it does not
         // say this one was scheduled.
         || hits.iter().any(|h| {
@@ -645,10 +643,7 @@ fn shown_waiting(ev: &Evidence) -> bool {
 fn stalled_without_a_word(ev: &Evidence, ctx: &Context, gaps: &[Gap]) -> Option<Diagnosis> {
     // The scheduler's `Scheduled` says where the Pod went, not that the kubelet started it: a running Pod's
     // events go on with the kubelet's Pulling, Created and Started, and one event ages out no sooner than another.
-    let placed = |s: &Signal| {
-        s.reason.as_deref() == Some("Scheduled") || s.message.contains("Successfully assigned ")
-    };
-    let placed_by = ev.signals.iter().find(|s| placed(s));
+    let placed_by = ev.signals.iter().find(|s| s.is_placement());
     // What the scheduler and the autoscaler said before they placed it is not the kubelet's word.
     let before_placing = |s: &Signal| {
         placed_by.is_some()
@@ -663,7 +658,7 @@ fn stalled_without_a_word(ev: &Evidence, ctx: &Context, gaps: &[Gap]) -> Option<
     // Shell prompts and prose around the listing say nothing; an event, a condition with a message or an
     // error line does.
     let said = |s: &Signal| {
-        !placed(s)
+        !s.is_placement()
             && !before_placing(s)
             && match s.source {
                 Some(SignalSource::PodStatus) => !s.message.is_empty(),
@@ -746,18 +741,15 @@ fn stalled_without_a_word(ev: &Evidence, ctx: &Context, gaps: &[Gap]) -> Option<
         if kubelet_ran || ev.signals.iter().any(|s| PROGRESS.is_match(&s.message)) {
             return None;
         }
-        static ASSIGNED_TO: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-            regex::Regex::new(r"Successfully assigned (?:(?P<ns>[a-z0-9.-]+)/)?(?P<pod>[a-z0-9.-]+) to (?P<node>[A-Za-z0-9][A-Za-z0-9.-]*)")
-                .expect("assigned-to regex")
-        });
         let mut ctx = ctx.clone();
-        if let Some(c) = ASSIGNED_TO.captures(&scheduled.message) {
-            for name in ["ns", "pod", "node"] {
-                let key = if name == "ns" { "namespace" } else { name };
-                if let Some(m) = c.name(name)
-                    && !ctx.vars.contains_key(key)
-                {
-                    ctx.vars.insert(key, m.as_str().to_string());
+        if let Some(placed) = crate::evidence::placement(&scheduled.message) {
+            for (key, value) in [
+                ("namespace", placed.namespace),
+                ("pod", Some(placed.pod)),
+                ("node", placed.node),
+            ] {
+                if let Some(value) = value {
+                    ctx.vars.entry(key).or_insert_with(|| value.to_string());
                 }
             }
         }

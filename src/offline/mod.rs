@@ -160,14 +160,14 @@ pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
     };
     let input = stripped.as_deref().unwrap_or(input);
     let trimmed = input.trim_start();
+    // A tool's own report with no Kubernetes kind that the object readers know nothing in: its lines are text.
+    let report_as_text = || Ok((Format::Text, split_by_object(read_text(input))));
     if trimmed.starts_with('{')
         && let Some(evs) = objects::read_list_json(trimmed, what)
     {
         return match evs {
             Ok(evs) => Ok((Format::Json, evs)),
-            Err(_) if kindless_report(trimmed) => {
-                Ok((Format::Text, split_by_object(read_text(input))))
-            }
+            Err(_) if kindless_report(trimmed) => report_as_text(),
             Err(e) => Err(e),
         };
     }
@@ -178,9 +178,7 @@ pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
                 let kindless = !names_a_kind(&v);
                 match objects::read(vec![v], what) {
                     Ok(evs) => Ok((Format::Json, evs)),
-                    Err(_) if kindless && carries_messages(trimmed) => {
-                        Ok((Format::Text, split_by_object(read_text(input))))
-                    }
+                    Err(_) if kindless && carries_messages(trimmed) => report_as_text(),
                     Err(e) => Err(e),
                 }
             }

@@ -31,10 +31,6 @@ static OBJECT: LazyLock<Regex> = LazyLock::new(|| {
 });
 static FIELD: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^(?P<key>[A-Z][A-Za-z -]*):\s*(?P<value>.*)$").expect("field"));
-static ASSIGNED: LazyLock<Regex> = LazyLock::new(|| {
-    // A paste can cut the node's name off (`… to` ending the line).
-    Regex::new(r"Successfully assigned (?P<ns>[a-z0-9.-]+)/(?P<name>[a-z0-9.-]+) to\b(?: (?P<node>[A-Za-z0-9.-]+))?").expect("assigned")
-});
 static RECORD_START: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"^\s*(?:[-*>]\s+)?`?(?:pod didn't trigger|\d{4}-\d\d-\d\d[T ]|[A-Z][a-z]{2} +\d+ \d\d:\d\d|[EWIF]\d{4} |time=|level=|kubelet\[|containerd\[|Warning\b|Normal\b|Error\b|error:|Failed\b|failed to|0/\d+ nodes|no nodes available|pods? "|Pod "|spec\.|status:|message:|reason:|note:|\{|[Bb]ack-off |Allocate failed|Node didn't|nvidia-container-cli:|Events:|Name:|\$ |[\w.-]+@[\w.-]+:[^\s$#]*[$#] )"#).expect("record")
 });
@@ -637,13 +633,14 @@ fn daemonset_signal(
 
 fn note_assigned(s: &Signal, ev: &mut Evidence, pod: &mut PodFacts) {
     if s.reason.as_deref() == Some("Scheduled")
-        && let Some(c) = ASSIGNED.captures(&s.message)
+        && let Some(placed) = crate::evidence::placement(&s.message)
+        && let Some(ns) = placed.namespace
     {
         if ev.target.name.is_none() {
-            ev.target.name = Some(c["name"].to_string());
-            ev.target.namespace = Some(c["ns"].to_string());
+            ev.target.name = Some(placed.pod.to_string());
+            ev.target.namespace = Some(ns.to_string());
         }
-        let node = c.name("node").map(|n| n.as_str().to_string());
+        let node = placed.node.map(str::to_string);
         if pod.node_name.is_none() {
             pod.node_name.clone_from(&node);
         }
