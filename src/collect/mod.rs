@@ -329,16 +329,25 @@ async fn collect_pod(
     let unscheduled = facts.node_name.is_none();
 
     // The one wave: every read below depends only on the Pod.
-    let events_core = list_events(client, ns, "/api/v1", "involvedObject", name, &uid, "Pod");
-    let events_v1 = list_events(
-        client,
-        ns,
-        "/apis/events.k8s.io/v1",
-        "regarding",
-        name,
-        &uid,
-        "Pod",
-    );
+    // Both event APIs serve the same objects from the same storage; events.k8s.io/v1 is asked only when
+    // core/v1 does not answer (a Role that grants just the newer API), so the common case is one request.
+    let events = async {
+        let core = list_events(client, ns, "/api/v1", "involvedObject", name, &uid, "Pod").await?;
+        if matches!(core, Read::Ok(_)) {
+            return Ok(core);
+        }
+        let v1 = list_events(
+            client,
+            ns,
+            "/apis/events.k8s.io/v1",
+            "regarding",
+            name,
+            &uid,
+            "Pod",
+        )
+        .await?;
+        Ok::<_, Error>(if matches!(v1, Read::Ok(_)) { v1 } else { core })
+    };
     let owner_events = async {
         match (&facts.owner, &facts.owner_uid) {
             (Some(owner), Some(ouid)) => {
@@ -395,9 +404,8 @@ async fn collect_pod(
             None
         }
     };
-    let (core, v1, owner, nodes, rc, node_pods, policy) = tokio::join!(
-        events_core,
-        events_v1,
+    let (events, owner, nodes, rc, node_pods, policy) = tokio::join!(
+        events,
         owner_events,
         nodes,
         runtime_class,
@@ -405,26 +413,15 @@ async fn collect_pod(
         policy
     );
 
-    // Events: both APIs read the same storage; keep each event once (by uid).
-    let mut seen = BTreeSet::new();
-    let mut events = Vec::new();
-    let (core, v1) = (core?, v1?);
-    let mut answered = 0;
-    for r in [&core, &v1] {
-        if let Read::Ok(list) = r {
-            answered += 1;
-            for (uid, s) in list {
-                if uid.is_empty() || seen.insert(uid.clone()) {
-                    events.push(s.clone());
-                }
-            }
+    let (answered, mut events) = match events? {
+        Read::Ok(list) => (true, list),
+        other => {
+            ev.gaps.extend(gap_of("events", &other));
+            (false, Vec::new())
         }
-    }
-    if answered == 0 {
-        ev.gaps.extend(gap_of("events", &core));
-    }
+    };
     events.sort_by(|a, b| a.time.cmp(&b.time));
-    ev.cluster.events_empty = answered > 0 && events.is_empty();
+    ev.cluster.events_empty = answered && events.is_empty();
     if ev.cluster.events_empty
         && status_signals
             .iter()
@@ -439,7 +436,7 @@ async fn collect_pod(
     ev.signals.extend(status_signals);
     if let Some(owner) = owner {
         match owner? {
-            Read::Ok(list) => ev.signals.extend(list.into_iter().map(|(_, mut s)| {
+            Read::Ok(list) => ev.signals.extend(list.into_iter().map(|mut s| {
                 s.source = Some(SignalSource::OwnerEvent);
                 s
             })),
@@ -570,7 +567,7 @@ async fn list_events(
     name: &str,
     uid: &str,
     kind: &str,
-) -> Result<Read<Vec<(String, Signal)>>> {
+) -> Result<Read<Vec<Signal>>> {
     let mut selector = format!("{field}.name={name},{field}.namespace={ns}");
     if !uid.is_empty() {
         selector.push_str(&format!(",{field}.uid={uid}"));
@@ -584,18 +581,7 @@ async fn list_events(
         &format!("{group}/namespaces/{}/events", enc(ns)),
         &format!("fieldSelector={}", enc(&selector)),
         Served::Newest,
-        |items| {
-            for e in items {
-                let uid = e
-                    .get("metadata")
-                    .and_then(|m| m.get("uid"))
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_string();
-                let (_, s) = event_signal(&e);
-                out.push((uid, s));
-            }
-        },
+        |items| out.extend(items.iter().map(|e| event_signal(e).1)),
     )
     .await?;
     Ok(r.map(|()| out))
@@ -1058,7 +1044,7 @@ async fn collect_workload(
     let mut owner_signals: Vec<Signal> = Vec::new();
     let mut gaps = Vec::new();
     match list_events(client, ns, "/api/v1", "involvedObject", name, &uid, kind).await? {
-        Read::Ok(l) => owner_signals.extend(l.into_iter().map(|(_, s)| s)),
+        Read::Ok(l) => owner_signals.extend(l),
         other => gaps.extend(gap_of("owner events", &other)),
     }
     if kind == "Deployment" && !selector.is_empty() {
@@ -1099,7 +1085,7 @@ async fn collect_workload(
         .await;
         for r in reads {
             match r? {
-                Read::Ok(l) => owner_signals.extend(l.into_iter().map(|(_, s)| s)),
+                Read::Ok(l) => owner_signals.extend(l),
                 other => gaps.extend(gap_of("replicaset events", &other)),
             }
         }

@@ -2656,13 +2656,15 @@ fn scheduling_primary(causes: &[Cause], idx: &[usize], ctx: &Context) -> Option<
     // The existing nodes all fail on placement and Karpenter says why it cannot add one that fits, or the cloud
     // has no capacity for the node an autoscaler tried to add: the nodes the Pod is meant for do not exist yet,
     // so the provisioner's reason is what to fix.
-    // A launch the cloud refused (no capacity, an account limit) comes before Karpenter's "no instance type
-    // met all requirements", which follows it: Karpenter takes the offerings that failed out of its choice.
+    // A launch the cloud refused (no capacity, an account limit, a subnet and security group that do not
+    // match) comes before Karpenter's "no instance type met all requirements", which follows it: Karpenter
+    // takes the offerings that failed out of its choice.
     let refused_launch = find(&|c| rule(c, "GW163") || rule(c, "GW522"));
     let karpenter = find(&|c| rule(c, "GW126"))
         .map(|k| refused_launch.unwrap_or(k))
         .or_else(|| find(&|c| rule(c, "GW125") && detail(c, "taint").is_some_and(gpu_key)))
-        .or_else(|| find(&|c| rule(c, "GW125") || rule(c, "GW130") || rule(c, "GW163")));
+        .or_else(|| find(&|c| rule(c, "GW125") || rule(c, "GW130") || rule(c, "GW163")))
+        .or(refused_launch);
     let placement_only = universal_only(&["GW101", "GW102", "GW103", "GW104", "GW108", "GW109"]);
     if let Some(k) = karpenter.filter(|_| placement_only) {
         return Some(k);

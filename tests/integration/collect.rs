@@ -226,6 +226,76 @@ async fn malformed_optional_payloads_are_gaps() {
     assert_eq!(d.primary.as_str(), "insufficient-resource");
 }
 
+/// Both event APIs serve the same objects: core/v1 is read, and events.k8s.io/v1 only when core/v1 does not
+/// answer (a Role that grants just the newer API). When neither answers, the events are a gap.
+#[tokio::test]
+async fn events_come_from_core_and_fall_back_to_events_v1() {
+    let core_event = json!({"kind": "EventList", "metadata": {}, "items": [{"metadata": {"name": "a", "uid": "e-1"},
+        "involvedObject": {"kind": "Pod", "name": "p", "namespace": "ml"}, "reason": "FailedScheduling", "type": "Warning",
+        "message": "0/2 nodes are available: 2 Insufficient nvidia.com/gpu. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."}]});
+    let v1_event = json!({"kind": "EventList", "metadata": {}, "items": [{"metadata": {"name": "b", "uid": "e-2"},
+        "regarding": {"kind": "Pod", "name": "p", "namespace": "ml"}, "reason": "FailedScheduling", "type": "Warning",
+        "note": "0/2 nodes are available: 2 node(s) had untolerated taint {nvidia.com/gpu: present}. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."}]});
+    let messages = |ev: &gpuwhy::evidence::Evidence| -> Vec<String> {
+        ev.signals
+            .iter()
+            .filter(|s| s.reason.as_deref() == Some("FailedScheduling"))
+            .map(|s| s.message.clone())
+            .collect()
+    };
+    let mut routes = Routes::new();
+    routes.insert("/api/v1/namespaces/ml/pods/p", (200, pending_gpu_pod()));
+    routes.insert("/api/v1/namespaces/ml/events", (200, core_event));
+    routes.insert(
+        "/apis/events.k8s.io/v1/namespaces/ml/events",
+        (200, v1_event.clone()),
+    );
+    let evs = collect(&mock(routes.clone()), "ml", &TargetSpec::Pod("p".into()))
+        .await
+        .expect("collects");
+    let read = messages(&evs[0]);
+    assert_eq!(read.len(), 1, "{read:?}");
+    assert!(
+        read[0].contains("Insufficient"),
+        "core/v1 is read: {read:?}"
+    );
+    assert!(!evs[0].gaps.iter().any(|g| g.check == "events"));
+
+    routes.insert("/api/v1/namespaces/ml/events", status(403, "Forbidden"));
+    let evs = collect(&mock(routes.clone()), "ml", &TargetSpec::Pod("p".into()))
+        .await
+        .expect("collects");
+    let read = messages(&evs[0]);
+    assert!(
+        read.len() == 1 && read[0].contains("untolerated taint"),
+        "events.k8s.io/v1 is read when core/v1 is forbidden: {read:?}"
+    );
+    assert!(
+        !evs[0].gaps.iter().any(|g| g.check == "events"),
+        "{:?}",
+        evs[0].gaps
+    );
+    assert_eq!(
+        gpuwhy::diagnose::diagnose(&evs[0]).primary.as_str(),
+        "taint"
+    );
+
+    routes.insert(
+        "/apis/events.k8s.io/v1/namespaces/ml/events",
+        status(403, "Forbidden"),
+    );
+    let evs = collect(&mock(routes), "ml", &TargetSpec::Pod("p".into()))
+        .await
+        .expect("collects");
+    assert!(messages(&evs[0]).is_empty());
+    let gap = evs[0].gaps.iter().find(|g| g.check == "events");
+    assert!(
+        gap.is_some_and(|g| g.reason.contains("forbidden")),
+        "{:?}",
+        evs[0].gaps
+    );
+}
+
 #[tokio::test]
 async fn a_failing_pod_read_is_an_error() {
     let mut routes = Routes::new();
