@@ -251,7 +251,7 @@ pub struct ClusterFacts {
     pub device_plugins: Option<Vec<PluginPod>>,
     pub holders: Option<Vec<Holder>>,
     pub cluster_policy: Option<ClusterPolicyFacts>,
-    /// Both event APIs answered and returned nothing for the Pod.
+    /// The events API answered and returned nothing for the Pod.
     pub events_empty: bool,
 }
 

@@ -74,13 +74,18 @@ pub async fn run_live(config: &Config, out: &mut dyn Write) -> Result<Outcome> {
         collect::collect(&client, &namespace, target).await
     };
     let evidence = match kube.request_timeout {
-        // Each request is bounded by the client; the whole run by twice that, for multi-page lists.
-        Some(t) => tokio::time::timeout(t * 2, work)
+        // Each request is bounded by the client; the whole run by three times that: the Pod, then a wave
+        // whose longest chain is two requests (core/v1 events, then events.k8s.io/v1 when core/v1 refuses),
+        // or a multi-page list.
+        Some(t) => tokio::time::timeout(t * 3, work)
             .await
             .map_err(|_| Error::Unreachable {
                 verb: "get",
                 resource: "the cluster".into(),
-                message: format!("timed out after {:?} (twice --request-timeout)", t * 2),
+                message: format!(
+                    "timed out after {:?} (three times --request-timeout)",
+                    t * 3
+                ),
             })??,
         None => work.await?,
     };

@@ -1,4 +1,4 @@
-//! Reads the cluster: the Pod first, then one concurrent wave (events from both event APIs, the owner's
+//! Reads the cluster: the Pod first, then one concurrent wave (the Pod's events, the owner's
 //! events, the nodes, the RuntimeClass, device-plugin Pods, the Pods holding the resource, the GPU Operator's
 //! ClusterPolicy), and turns it all into `Evidence`. Only reads: every request is a GET (get or list).
 //! A forbidden, missing or failing optional read becomes a gap; only the Pod itself is required.
@@ -329,30 +329,12 @@ async fn collect_pod(
     let unscheduled = facts.node_name.is_none();
 
     // The one wave: every read below depends only on the Pod.
-    // Both event APIs serve the same objects from the same storage; events.k8s.io/v1 is asked only when
-    // core/v1 does not answer (a Role that grants just the newer API), so the common case is one request.
-    let events = async {
-        let core = list_events(client, ns, "/api/v1", "involvedObject", name, &uid, "Pod").await?;
-        if matches!(core, Read::Ok(_)) {
-            return Ok(core);
-        }
-        let v1 = list_events(
-            client,
-            ns,
-            "/apis/events.k8s.io/v1",
-            "regarding",
-            name,
-            &uid,
-            "Pod",
-        )
-        .await?;
-        Ok::<_, Error>(if matches!(v1, Read::Ok(_)) { v1 } else { core })
-    };
+    let events = read_events(client, ns, name, &uid, "Pod");
     let owner_events = async {
         match (&facts.owner, &facts.owner_uid) {
             (Some(owner), Some(ouid)) => {
                 let (kind, oname) = owner.split_once('/').unwrap_or(("", owner));
-                Some(list_events(client, ns, "/api/v1", "involvedObject", oname, ouid, kind).await)
+                Some(read_events(client, ns, oname, ouid, kind).await)
             }
             _ => None,
         }
@@ -559,6 +541,36 @@ fn distance(a: &str, b: &str) -> usize {
 }
 
 /// Events about one object from one event API, by uid (so an earlier object of the same name is left out).
+/// The events about `kind/name`. Both event APIs serve the same objects from the same storage: core/v1 is
+/// read, and events.k8s.io/v1 only when core/v1 refuses or fails (a Role that grants just the newer API), so
+/// the common case is one request. When both refuse, the gap keeps a forbidden answer over another.
+async fn read_events(
+    client: &kube::Client,
+    ns: &str,
+    name: &str,
+    uid: &str,
+    kind: &str,
+) -> Result<Read<Vec<Signal>>> {
+    let core = list_events(client, ns, "/api/v1", "involvedObject", name, uid, kind).await?;
+    if matches!(core, Read::Ok(_)) {
+        return Ok(core);
+    }
+    let v1 = list_events(
+        client,
+        ns,
+        "/apis/events.k8s.io/v1",
+        "regarding",
+        name,
+        uid,
+        kind,
+    )
+    .await?;
+    Ok(match (core, v1) {
+        (_, v1 @ Read::Ok(_)) | (Read::Missing(_) | Read::Failed(_), v1 @ Read::Forbidden(_)) => v1,
+        (core, _) => core,
+    })
+}
+
 async fn list_events(
     client: &kube::Client,
     ns: &str,
@@ -1043,7 +1055,7 @@ async fn collect_workload(
         .unwrap_or_default();
     let mut owner_signals: Vec<Signal> = Vec::new();
     let mut gaps = Vec::new();
-    match list_events(client, ns, "/api/v1", "involvedObject", name, &uid, kind).await? {
+    match read_events(client, ns, name, &uid, kind).await? {
         Read::Ok(l) => owner_signals.extend(l),
         other => gaps.extend(gap_of("owner events", &other)),
     }
@@ -1079,9 +1091,10 @@ async fn collect_workload(
             },
         )
         .await?;
-        let reads = join_all(rss.iter().map(|(n, u)| {
-            list_events(client, ns, "/api/v1", "involvedObject", n, u, "ReplicaSet")
-        }))
+        let reads = join_all(
+            rss.iter()
+                .map(|(n, u)| read_events(client, ns, n, u, "ReplicaSet")),
+        )
         .await;
         for r in reads {
             match r? {

@@ -2604,9 +2604,12 @@ fn scheduling_primary(causes: &[Cause], idx: &[usize], ctx: &Context) -> Option<
     // no GPU advertised) explains a GPU shortfall.
     let gpu_short =
         find(&|c| rule(c, "GW105") && detail(c, "resource").is_some_and(is_gpu_resource));
+    // The GPU stack not installed at all (its chart, OpenShift's Driver Toolkit) explains it too.
     let plugin_down = find(&|c| {
-        matches!(c.rule, Some("GW131" | "GW135" | "GW136" | "GW137"))
-            || c.rule.is_some_and(crate::rules::reads_component_log)
+        matches!(
+            c.rule,
+            Some("GW131" | "GW135" | "GW136" | "GW137" | "GW178" | "GW179")
+        ) || c.rule.is_some_and(crate::rules::reads_component_log)
     });
     if let (Some(_), Some(p)) = (gpu_short, plugin_down) {
         return Some(p);
@@ -2664,7 +2667,9 @@ fn scheduling_primary(causes: &[Cause], idx: &[usize], ctx: &Context) -> Option<
         .map(|k| refused_launch.unwrap_or(k))
         .or_else(|| find(&|c| rule(c, "GW125") && detail(c, "taint").is_some_and(gpu_key)))
         .or_else(|| find(&|c| rule(c, "GW125") || rule(c, "GW130") || rule(c, "GW163")))
-        .or(refused_launch);
+        // A launch the cloud refused, with no word from Karpenter about its pools: only when some placement
+        // reason shuts out every existing node (else the FitError's own reasons say what to fix).
+        .or(refused_launch.filter(|_| idx.iter().any(|&i| universal(&causes[i]))));
     let placement_only = universal_only(&["GW101", "GW102", "GW103", "GW104", "GW108", "GW109"]);
     if let Some(k) = karpenter.filter(|_| placement_only) {
         return Some(k);

@@ -1826,7 +1826,7 @@ pub static RULES: &[Rule] = &[
         category: C::InsufficientResource,
         gate: G::Scheduling,
         looks_at: "the node autoscaler's events and log (cluster-autoscaler, Karpenter, a cloud node group's activity)",
-        pattern: r"\bWe currently do not have sufficient (?P<instance>[\w.-]+) capacity in the Availability Zone you requested\b|\bInsufficientInstanceCapacity\b|\ball requested instance types were unavailable during launch\b|\b(?:ZONE_)?RESOURCE_POOL_EXHAUSTED(?:_WITH_DETAILS)?\b|\bGCE out of resources\b|\bAllocation failed\. We do not have sufficient capacity for the requested VM size in this (?:region|zone)\b|\bZonalAllocationFailed\b",
+        pattern: r"\bWe currently do not have sufficient (?P<instance>[\w.-]+) capacity in the Availability Zone you requested\b|\bInsufficientInstanceCapacity\b|\ball requested instance types were unavailable during launch\b|\b(?:ZONE_)?RESOURCE_POOL_EXHAUSTED(?:_WITH_DETAILS)?\b|\bGCE out of resources\b|\bAllocation failed\. We do not have sufficient capacity for the requested VM size in this (?:region|zone)\b|\bZonalAllocationFailed\b|\bUnfulfillableCapacity\b",
         summary: "the cloud has no {instance|GPU machine} capacity left where the autoscaler asked for it, so no new GPU node comes up for the pod",
         explanation: doc!(
             "No existing node has room for the Pod, and the node autoscaler tried to add a GPU machine, but the cloud provider had none of that type free in the zone (or region) it asked in. GPU machines run out far more often than CPU ones; the Pod stays Pending until a launch succeeds.",
@@ -2084,7 +2084,7 @@ pub static RULES: &[Rule] = &[
         gate: G::Scheduling,
         looks_at: "the GPU Operator's nvidia-vfio-manager Pod log (`vfio-manage.sh`) or Harvester's PCI device controller (`PCIDeviceClaimReconcile`), for GPUs passed through to virtual machines or Kata",
         pattern: r#"\bvfio-manage\.sh: line \d+: echo: write error: (?P<why>Invalid argument|No such device|Device or resource busy|No such file or directory|Operation not permitted|Permission denied|[A-Z][a-z]+)|\berror (?:writing to|opening) (?:bind|new_id) file: (?:write |open )?/sys/bus/pci/drivers/vfio-pci/(?:bind|new_id): (?P<why_alt>[^,\n"]*[^,\n"\s])"#,
-        summary: "the node's passthrough controller (the GPU Operator's vfio-manager, Harvester's PCI device controller) cannot bind the GPU to vfio-pci ({why}), so no GPU is offered for passthrough (VMs, Kata) on the node",
+        summary: "the node's passthrough controller (the GPU Operator's vfio-manager, Harvester's PCI device controller) cannot bind the device (on a GPU node, its GPU) to vfio-pci ({why}), so it is not offered for passthrough (VMs, Kata) on the node",
         explanation: doc!(
             "For GPUs passed through to virtual machines (KubeVirt, Harvester) or to Kata Containers, a controller on the node (the GPU Operator's vfio-manager, Harvester's PCI device controller) unbinds each GPU from its driver and binds it to `vfio-pci`, writing to the device's `driver_override` and the driver's `bind` file under `/sys`. The kernel refused that write, so the GPU is not bound, the device plugin offers nothing for it, and the Pod (or the VM) that asks for the passed-through GPU cannot have it: it stays Pending, or KubeVirt refuses the device as not permitted.",
             "The IOMMU is off (no `intel_iommu=on`/`amd_iommu=on`, or the node is itself a VM without a virtual IOMMU or nested virtualisation), the `vfio-pci` module is not loaded, or another driver still holds the GPU (`device or resource busy`: the NVIDIA driver, a display server or the console uses it).",
@@ -2233,8 +2233,8 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the GPU Operator's OpenShift alerts (its PrometheusRule) about the Driver Toolkit",
-        pattern: r"\bGPUOperatorOpenshiftDriverToolkitEnabled(?P<why>NfdTooOld|ImageStreamMissing)\b|\bThe DriverToolkit (?:is enabled|was requested) in the GPU Operator\s+ClusterPolicy, but\s+(?P<why_alt>[^.\n]+(?:\n\s*[^.\n]+){0,3})",
-        summary: "the GPU Operator cannot build the driver with OpenShift's Driver Toolkit ({why}): it falls back to a driver build that needs the node's RHEL entitlement, so the driver Pods may not come up and the nodes advertise no GPU",
+        pattern: r"\bGPUOperatorOpenshiftDriverToolkitEnabled(?:NfdTooOld|ImageStreamMissing)\b|\bGPU Operator DriverToolkit (?:is enabled but (?P<why>NFD too old to support it|the driver-toolkit imagestream is missing)|was requested but could not be enabled because (?P<why_alt>NFD is too old|the driver-toolkit imagestream is missing))|\bThe DriverToolkit (?:is enabled|was requested) in the GPU Operator\s+ClusterPolicy, but\s+(?:(?P<why_alt2>the\s+NFD\s+version\s+deployed\s+in\s+the\s+cluster\s+is\s+too\s+old\s+to\s+support\s+it|this\s+version\s+of\s+OpenShift\s+does\s+not\s+support\s+it\s+\(driver-toolkit\s+imagestream\s+is\s+not\s+available\))|it\s+could\s+not\s+be\s+enabled\s+because\s+(?P<why_alt3>the\s+NFD\s+version\s+deployed\s+in\s+the\s+cluster\s+does\s+not\s+expose\s+the\s+required\s+OSTREE\s+labels|the\s+driver-toolkit\s+imagestream\s+is\s+not\s+available\s+in\s+this\s+version\s+of\s+OpenShift))",
+        summary: "the GPU Operator cannot build the driver with OpenShift's Driver Toolkit ({why|NFD is too old, or the driver-toolkit imagestream is missing}): it falls back to a driver build that needs the node's RHEL entitlement, so the driver Pods may not come up and the nodes advertise no GPU",
         explanation: doc!(
             "On OpenShift the GPU Operator builds the NVIDIA driver in the Driver Toolkit image that matches each node's RHCOS release, which it finds through the `OSTREE_VERSION` label that Node Feature Discovery puts on the node and the `driver-toolkit` imagestream of the cluster. One of them is missing, so it cannot use the Driver Toolkit and raises this alert.",
             "The NFD Operator is older than the GPU Operator expects and does not label the nodes with `feature.node.kubernetes.io/system-os_release.OSTREE_VERSION`, or the OpenShift release has no `driver-toolkit` imagestream. Without the Driver Toolkit the driver container builds against RHEL packages and needs an entitlement, which most clusters do not have.",
@@ -2255,15 +2255,15 @@ pub static RULES: &[Rule] = &[
         fix: None,
         example: "GPUOperatorOpenshiftDriverToolkitEnabledNfdTooOld\nThe DriverToolkit is enabled in the GPU Operator ClusterPolicy, but the NFD version deployed in the cluster is too old to support it.",
         example_source: "https://github.com/NVIDIA/gpu-operator/blob/74638405ea3e1ee81a75214e450460cb940d1aee/assets/state-operator-metrics/0400_prometheus_rule_openshift.yaml",
-        near_miss: "GPUOperatorOpenshiftDriverToolkitEnabledImageStreamBroken",
+        near_miss: "The DriverToolkit is enabled in the GPU Operator ClusterPolicy, but the OpenShift driver-toolkit imagestream is broken after the last cluster upgrade.",
     },
     Rule {
         id: "GW179",
         name: "gpu-stack-chart-not-downloaded",
         category: C::DevicePlugin,
         gate: G::Scheduling,
-        looks_at: "`helm install` / `helm upgrade` output (also the MicroK8s gpu add-on's) for the GPU Operator's or a device plugin's chart",
-        pattern: r#"\bError: (?:(?:INSTALLATION|UPGRADE) FAILED: )?failed to download "(?P<chart>[^"\n]*(?i:gpu|nvidia|device-plugin|dra-driver|hami)[^"\n]*)"(?: at version "(?P<version>[^"\n]+)")?"#,
+        looks_at: "`helm install` / `helm upgrade` output (also the MicroK8s gpu add-on's) for a chart of the GPU stack: the GPU Operator (NVIDIA's, AMD's), the NVIDIA, Intel or HAMi device plugins, NVIDIA's DRA driver",
+        pattern: r#"\bError: (?:(?:INSTALLATION|UPGRADE) FAILED: )?(?:failed to download "(?P<chart>(?:[\w.:-]+/)*(?:gpu-operator|gpu-operator-charts|nvidia-device-plugin|k8s-device-plugin|gpu-feature-discovery|nvidia-dra-driver-gpu|k8s-dra-driver|hami|amd-gpu|intel-device-plugins-gpu|intel-device-plugins-operator|volcano-vgpu-device-plugin))"(?: at version "(?P<version>[^"\n]+)")?|chart "(?P<chart_alt>(?:gpu-operator|gpu-operator-charts|nvidia-device-plugin|k8s-device-plugin|gpu-feature-discovery|nvidia-dra-driver-gpu|k8s-dra-driver|hami|amd-gpu|intel-device-plugins-gpu|intel-device-plugins-operator|volcano-vgpu-device-plugin))" matching (?P<version_alt>[^\s"]+) not found in [\w.-]+ index\b)"#,
         summary: "the Helm chart {chart} cannot be downloaded, so the GPU stack it installs (the operator, the device plugin) is not installed and no node advertises a GPU",
         explanation: doc!(
             "The GPU Operator, a device plugin or a DRA driver is installed from a Helm chart. Helm could not fetch the chart (or the version asked for) from the repository, so nothing was installed: no driver, toolkit or device plugin runs, and GPU Pods stay Pending for want of the resource.",
@@ -2276,12 +2276,16 @@ pub static RULES: &[Rule] = &[
                 place: Cluster,
                 why: "see whether any of the GPU stack's Pods exist (none do until its chart is installed)",
             },
-            NODES_GPU,
+            Next {
+                command: "kubectl get nodes -o custom-columns=NAME:.metadata.name,ALLOCATABLE:.status.allocatable",
+                place: Cluster,
+                why: "see which nodes advertise a GPU resource",
+            },
         ],
         fix: None,
         example: "\"nvidia\" already exists with the same configuration, skipping\nError: INSTALLATION FAILED: failed to download \"nvidia/gpu-operator\" at version \"v22.9.0\"",
         example_source: "https://github.com/canonical/microk8s/issues/3686",
-        near_miss: "Error: INSTALLATION FAILED: failed to download \"bitnami/postgresql\" at version \"12.1.2\"",
+        near_miss: "Error: INSTALLATION FAILED: failed to download \"nvidia/network-operator\" at version \"24.7.0\"",
     },
     Rule {
         id: "GW201",
@@ -4338,7 +4342,7 @@ pub static RULES: &[Rule] = &[
         ),
         next: &[
             Next {
-                command: "ls -l /dev/vfio/ /dev/vfio/devices/",
+                command: "ls -lR /dev/vfio/",
                 place: Node,
                 why: "see which VFIO groups (and iommufd device nodes) the node has",
             },
@@ -4799,8 +4803,8 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "the sandbox's or VM's start error from QEMU (Kata Containers' shim, KubeVirt's virt-launcher), or `kubectl describe vmi`",
-        pattern: r"\bvfio (?P<address>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): (?P<why>group \d+ is not viable|error bind device fd=\d+ to iommufd=\d+: [A-Za-z][A-Za-z ]*[a-z])|\b(?P<why_alt>Please ensure all devices within the iommu_group are bound to their vfio bus driver)\b",
-        summary: "the VM that runs the Pod (Kata, KubeVirt) cannot attach its passed-through GPU {address|device} ({why}), so the VM, and the Pod with it, does not start",
+        pattern: r"\bvfio (?P<address>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): (?P<why>group \d+ is not viable|error bind device fd=\d+ to iommufd=\d+: [A-Za-z][A-Za-z /-]*[a-z])|\b(?P<why_alt>Please ensure all devices within the iommu_group are bound to their vfio bus driver)\b",
+        summary: "the VM that runs the Pod (Kata, KubeVirt) cannot attach its passed-through device {address|(the GPU)} ({why}), so the VM, and the Pod with it, does not start",
         explanation: doc!(
             "A GPU passed through to a virtual machine (a Kata Containers sandbox, a KubeVirt VM) reaches the VM's QEMU as a VFIO device. QEMU could not attach it: the kernel reports the GPU's IOMMU group as not viable, or the iommufd backend refused to bind the device. The VM does not start, so the Pod's sandbox (or its virt-launcher) fails, and a sandbox device plugin may then mark the device unhealthy.",
             "Another device in the same IOMMU group is still held by a host driver: most often the GPU card's own HDMI audio or USB-C function (`snd_hda_intel`, `xhci_hcd`), which must be bound to `vfio-pci` with the GPU. Or the GPU was left in a bad state by a VM that crashed, or the host kernel's VFIO and iommufd support does not match what the runtime asks QEMU for.",
@@ -4808,14 +4812,14 @@ pub static RULES: &[Rule] = &[
         ),
         next: &[
             Next {
-                command: "lspci -nnk -d 10de:",
+                command: "find /sys/kernel/iommu_groups/ -type l | sort -V",
                 place: Node,
-                why: "see which driver holds each function of the NVIDIA cards (the audio and USB functions too)",
+                why: "list each IOMMU group's devices, to find the ones that share the passed-through device's group",
             },
             Next {
-                command: "ls /sys/bus/pci/devices/{address}/iommu_group/devices/",
+                command: "lspci -nnk",
                 place: Node,
-                why: "see which devices share the GPU's IOMMU group",
+                why: "see which driver holds each of them: all must be on vfio-pci (the GPU's audio and USB functions too)",
             },
         ],
         fix: None,
@@ -5313,7 +5317,7 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Scheduling,
         looks_at: "Karpenter controller log (nodeclaim lifecycle, provisioning)",
-        pattern: r#"(?:\bfailed launching nodeclaim\b|"failed to create instance"[^\n]*?\bnodeclaim\b|\bProvisioning failed, launching node\b)(?:[^\n]*?(?:"error":"|creating cloud provider instance, )(?P<error>[^"\n{]*[^"\n{\s]))?|\b(?P<error_alt>(?:VcpuLimitExceeded|MaxSpotInstanceCountExceeded|InstanceLimitExceeded): [^"\n]*[^"\n\s])|\bcreating instance, (?P<error_alt2>with fleet error\(s\), [^"\n`]*[^"\n`\s])"#,
+        pattern: r#"(?:\bfailed launching nodeclaim\b|"failed to create instance"[^\n]*?\bnodeclaim\b|\bProvisioning failed, launching node\b)(?:[^\n]*?(?:"error":"|creating cloud provider instance, )(?P<error>[^"\n{]*[^"\n{\s]))?|\b(?P<error_alt>(?:VcpuLimitExceeded|MaxSpotInstanceCountExceeded|InstanceLimitExceeded): [^"\n]*[^"\n\s])|\b(?:creating instance|launching instances?), (?P<error_alt2>with fleet error\(s\), [^"\n`]*[^"\n`\s])"#,
         summary: "the node provisioner (Karpenter) could not create a node for the pod: the cloud refused the instance ({error|see Karpenter's log})",
         explanation: doc!(
             "The Pod was Pending, Karpenter chose an instance type for it and asked the cloud provider for the instance, and the cloud's API refused. No node joins, so the Pod stays Pending and Karpenter retries.",

@@ -284,13 +284,62 @@ async fn events_come_from_core_and_fall_back_to_events_v1() {
         "/apis/events.k8s.io/v1/namespaces/ml/events",
         status(403, "Forbidden"),
     );
-    let evs = collect(&mock(routes), "ml", &TargetSpec::Pod("p".into()))
+    let evs = collect(&mock(routes.clone()), "ml", &TargetSpec::Pod("p".into()))
         .await
         .expect("collects");
     assert!(messages(&evs[0]).is_empty());
     let gap = evs[0].gaps.iter().find(|g| g.check == "events");
     assert!(
         gap.is_some_and(|g| g.reason.contains("forbidden")),
+        "{:?}",
+        evs[0].gaps
+    );
+    // core/v1 fails another way and events.k8s.io/v1 is forbidden: the gap names what RBAC would fix.
+    routes.insert("/api/v1/namespaces/ml/events", status(500, "InternalError"));
+    let evs = collect(&mock(routes), "ml", &TargetSpec::Pod("p".into()))
+        .await
+        .expect("collects");
+    let gap = evs[0].gaps.iter().find(|g| g.check == "events");
+    assert!(
+        gap.is_some_and(|g| g.reason.contains("forbidden")),
+        "{:?}",
+        evs[0].gaps
+    );
+}
+
+/// The owner's events come through the same fallback as the Pod's.
+#[tokio::test]
+async fn owner_events_fall_back_to_events_v1() {
+    let mut pod = pending_gpu_pod();
+    pod["metadata"]["ownerReferences"] = json!([{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs-1", "uid": "o-1", "controller": true}]);
+    let mut routes = Routes::new();
+    routes.insert("/api/v1/namespaces/ml/pods/p", (200, pod));
+    routes.insert("/api/v1/namespaces/ml/events", status(403, "Forbidden"));
+    routes.insert(
+        "/apis/events.k8s.io/v1/namespaces/ml/events",
+        (
+            200,
+            json!({"kind": "EventList", "metadata": {}, "items": [{"metadata": {"name": "c", "uid": "e-3"},
+                "regarding": {"kind": "ReplicaSet", "name": "rs-1", "namespace": "ml"}, "reason": "FailedCreate", "type": "Warning",
+                "note": "Error creating: pods \"p-x\" is forbidden: exceeded quota: gpu-quota, requested: requests.nvidia.com/gpu=2, used: requests.nvidia.com/gpu=0, limited: requests.nvidia.com/gpu=1"}]}),
+        ),
+    );
+    let evs = collect(&mock(routes), "ml", &TargetSpec::Pod("p".into()))
+        .await
+        .expect("collects");
+    let owner: Vec<&str> = evs[0]
+        .signals
+        .iter()
+        .filter(|s| s.source == Some(gpuwhy::evidence::SignalSource::OwnerEvent))
+        .map(|s| s.message.as_str())
+        .collect();
+    assert!(
+        owner.iter().any(|m| m.contains("exceeded quota")),
+        "{owner:?} {:?}",
+        evs[0].gaps
+    );
+    assert!(
+        !evs[0].gaps.iter().any(|g| g.check.contains("events")),
         "{:?}",
         evs[0].gaps
     );

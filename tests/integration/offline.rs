@@ -63,6 +63,47 @@ fn a_gpu_stack_log_without_a_complaint_is_no_answer() {
     assert_eq!(primary(&calm), "unknown");
 }
 
+/// A GPU stack that is not installed (its Helm chart, OpenShift's Driver Toolkit) explains the scheduler's
+/// `Insufficient nvidia.com/gpu` beside it; a node launch the cloud refused (Karpenter) is what to fix only when
+/// a placement reason shuts out every existing node, not beside a device plugin that cannot start.
+#[test]
+fn what_explains_a_gpu_shortfall_and_when_a_refused_launch_is_the_answer() {
+    let real = |name: &str| std::fs::read_to_string(fixture(&format!("real/{name}"))).unwrap();
+    let example = |id: &str| {
+        gpuwhy::rules::RULES
+            .iter()
+            .find(|r| r.id == id)
+            .unwrap()
+            .example
+            .to_string()
+    };
+    let short = real("009-azure-insufficient-gpu-events.txt");
+    assert_eq!(primary(&short), "insufficient-resource");
+    for stack in [
+        real("s143004-microk8s-gpu-operator-helm-download-failed.txt"),
+        real("s144007-openshift-driver-toolkit-nfd-too-old-alert.txt"),
+    ] {
+        assert_eq!(
+            primary(&format!("{stack}\n{short}")),
+            "device-plugin",
+            "{stack}"
+        );
+    }
+    let karpenter = real("s143007-karpenter-fleet-error-security-group-subnet.txt");
+    assert_eq!(primary(&karpenter), "other");
+    let launch = karpenter
+        .lines()
+        .find(|l| l.contains("with fleet error(s)"))
+        .unwrap();
+    let plugin = example("GW122");
+    assert_eq!(primary(&plugin), "device-plugin");
+    assert_eq!(primary(&format!("{plugin}\n\n{launch}\n")), "device-plugin");
+    assert_eq!(
+        primary(&format!("{short}\n{launch}\n")),
+        "insufficient-resource"
+    );
+}
+
 /// The real pastes under tests/fixtures/real, in name order.
 fn real_pastes() -> Vec<std::path::PathBuf> {
     let mut files: Vec<_> = std::fs::read_dir(fixture("real"))
