@@ -181,14 +181,29 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
         }
     }
 
-    // A driver container's log that reaches `Done, now waiting for signal` did not stop short (GW155).
-    if hits.iter().any(|h| h.finding.rule.id == "GW155")
-        && ev
-            .signals
-            .iter()
-            .any(|s| s.message.contains("Done, now waiting for signal"))
-    {
-        hits.retain(|h| h.finding.rule.id != "GW155");
+    // A driver installer's log that reaches its end did not stop short: the GPU Operator's driver container
+    // (GW155), GKE's installer (GW180).
+    for (id, ends) in [
+        ("GW155", &["Done, now waiting for signal"][..]),
+        (
+            "GW180",
+            &[
+                "Finished installing the drivers.",
+                "Found cached version, NOT building the drivers.",
+                "Finished installing the cross toolchain package and kernel source.",
+                "Verifying Nvidia installation... DONE.",
+                "Updating host's ld cache... DONE.",
+            ][..],
+        ),
+    ] {
+        if hits.iter().any(|h| h.finding.rule.id == id)
+            && ev
+                .signals
+                .iter()
+                .any(|s| ends.iter().any(|e| s.message.contains(e)))
+        {
+            hits.retain(|h| h.finding.rule.id != id);
+        }
     }
 
     // Ollama searches for each vendor's library in turn and logs an empty result for every one it does not

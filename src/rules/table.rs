@@ -170,7 +170,7 @@ pub static COMPONENT_LOG: &[&str] = &[
     "GW122", "GW123", "GW124", "GW127", "GW128", "GW133", "GW139", "GW140", "GW142", "GW143",
     "GW144", "GW145", "GW147", "GW148", "GW149", "GW150", "GW151", "GW152", "GW153", "GW154",
     "GW155", "GW164", "GW165", "GW166", "GW167", "GW169", "GW170", "GW172", "GW173", "GW174",
-    "GW175", "GW176",
+    "GW175", "GW176", "GW180",
 ];
 
 pub static RULES: &[Rule] = &[
@@ -2288,6 +2288,36 @@ pub static RULES: &[Rule] = &[
         near_miss: "Error: INSTALLATION FAILED: failed to download \"nvidia/network-operator\" at version \"24.7.0\"",
     },
     Rule {
+        id: "GW180",
+        name: "gke-driver-installer-not-done",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "the log of GKE's driver installer DaemonSet (nvidia-driver-installer: cos-gpu-installer on Container-Optimized OS, the Ubuntu and minikube installers)",
+        pattern: r"\bChecking if this is the only cos-gpu-installer that is running\.|\bDid not find cached version, building the drivers\.\.\.|\+ NVIDIA_INSTALLER_RUNFILE=NVIDIA-Linux-[\w.-]+\.run\b|\bCache file \S+ found but existing versions didn't match\.|\bDownloading kernel sources\.\.\.",
+        summary: "the GKE driver installer has not finished: its log stops before the driver is installed and verified, so the node advertises no GPU yet",
+        explanation: doc!(
+            "The ticket holds the log of the driver installer that GKE (or the container-engine-accelerators DaemonSet on Ubuntu or minikube) runs as an init container on each GPU node: it downloads the kernel sources or headers, runs NVIDIA's installer and verifies the driver. The log stops before it finishes (`Finished installing the drivers.`, `Found cached version, NOT building the drivers.`, `Updating host's ld cache... DONE.`); until then the device plugin finds no driver and the node advertises no GPU.",
+            "The install fails further down the log than the paste shows (no kernel sources or headers for the node's kernel, no precompiled driver for this COS build, a compile error, a download the node's network blocks), or the installer is still working or waits for another installer's lock.",
+            "Read the installer's whole log, and the previous run's when it restarts; fix what its last lines say (on GKE, pick a driver version that the node image supports, or let GKE install the driver with `gpu-driver-version`).",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get pods -n kube-system -o wide -l k8s-app=nvidia-driver-installer",
+                place: Cluster,
+                why: "see whether the installer on the node restarts or is still initialising",
+            },
+            Next {
+                command: "kubectl logs -n kube-system -l k8s-app=nvidia-driver-installer -c nvidia-driver-installer --tail=200",
+                place: Cluster,
+                why: "read the end of the install log, where it says why it stopped",
+            },
+        ],
+        fix: None,
+        example: "Checking cached version\nCache file /usr/local/nvidia/.cache found but existing versions didn't match.\nDownloading kernel sources...\nGet:1 http://archive.ubuntu.com/ubuntu xenial InRelease [247 kB]",
+        example_source: "https://github.com/GoogleCloudPlatform/container-engine-accelerators/blob/master/nvidia-driver-installer/ubuntu/entrypoint.sh",
+        near_miss: "Running Nvidia installer... DONE.\nVerifying Nvidia installation... DONE.\nUpdating host's ld cache... DONE.",
+    },
+    Rule {
         id: "GW201",
         name: "runtimeclass-not-found",
         category: C::RuntimeclassNotFound,
@@ -3175,8 +3205,8 @@ pub static RULES: &[Rule] = &[
         category: C::HandlerMissing,
         gate: G::Runtime,
         looks_at: "FailedCreatePodSandBox event",
-        pattern: r#"(?:(?P<wrapper>failed to get sandbox runtime|unable to get OCI runtime for sandbox "[0-9a-f]*"): )?no runtime for "(?P<handler>[^"]*)" is configured"#,
-        summary: "containerd on the node has no runtime named {handler} in its runtimes table",
+        pattern: r#"(?:(?P<wrapper>failed to get sandbox runtime|unable to get OCI runtime for sandbox "[0-9a-f]*"): )?no runtime for "(?P<handler>[^"]*)" is configured|(?P<wrapper_alt>failed to get sandbox runtime|unable to get OCI runtime for sandbox "[^"]*"): no runtime for "[^"\s]{0,40}(?:$|\s)"#,
+        summary: "containerd on the node has no runtime named {handler|… (the name is cut off in the paste)} in its runtimes table",
         explanation: doc!(
             "The RuntimeClass exists and names handler `{handler}`, but containerd on the node has no `runtimes.{handler}` entry, so the sandbox cannot be created. The apiserver never checks handlers.",
             "The NVIDIA Container Toolkit was not configured on this node (`nvidia-ctk runtime configure`), containerd was not restarted afterwards, the toolkit's drop-in (`/etc/containerd/conf.d/99-nvidia.toml`, toolkit ≥1.18) is not imported, or the node is not a GPU node. containerd 1.x says `failed to get sandbox runtime:`, 2.x says `unable to get OCI runtime for sandbox \"<id>\":`; cri-dockerd ≥0.4 uses the 1.x text.",
@@ -4826,6 +4856,36 @@ pub static RULES: &[Rule] = &[
         example: "Failed to create pod sandbox: rpc error: code = Unknown desc = failed to create containerd task: failed to create shim task: QMP command failed: vfio 0000:06:00.0: group 5 is not viable: unknown",
         example_source: "https://github.com/wetee-dao/tee-worker/blob/5aea60c92f9a8fdfda10efc8356a2776078287e6/docs/cvm/co-co.md",
         near_miss: "vfio 0000:06:00.0: failed to open /dev/vfio/5: Device or resource busy",
+    },
+    Rule {
+        id: "GW461",
+        name: "container-finds-no-driver",
+        category: C::HandlerMissing,
+        gate: G::Runtime,
+        looks_at: "the start banner of NVIDIA's CUDA and NGC images (their entrypoint checks for the driver), in the container's log",
+        pattern: r"\bNVIDIA Driver was not detected\b",
+        summary: "the container's CUDA image finds no NVIDIA driver: it was not started by the nvidia runtime, which puts the driver's libraries and devices into it, so it runs without its GPU",
+        explanation: doc!(
+            "NVIDIA's CUDA and NGC images check for the driver when they start and print this warning when they find none. The container runs, but the driver's libraries (`libcuda.so`, NVML) and utilities are not in it: the NVIDIA Container Toolkit mounts them from the host only when the container is created by the `nvidia` runtime (or given a GPU through CDI).",
+            "The Pod did not run under the `nvidia` runtime: it names no `runtimeClassName: nvidia` and the node's containerd, CRI-O or Docker does not default to `nvidia` (as on k3s, k0s, microk8s and minikube unless configured, or plain Docker without `--gpus`); or the Pod asks for no GPU, so the device plugin gave it none; or, with the device list passed as an environment variable, the toolkit refuses that variable for an unprivileged container.",
+            "Ask for the GPU in `resources.limits` and set `runtimeClassName: nvidia` (the RuntimeClass must exist and its handler be configured), or make `nvidia` the runtime's default; then recreate the Pod.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get pod {pod} -n {namespace} -o jsonpath='{.spec.runtimeClassName} {.spec.containers[*].resources.limits}'",
+                place: Cluster,
+                why: "see which RuntimeClass the Pod runs with (empty means the runtime's default) and whether it asks for a GPU",
+            },
+            Next {
+                command: "containerd config dump | grep -E 'default_runtime_name|runtimes.nvidia'",
+                place: Node,
+                why: "check whether containerd has an nvidia runtime and which runtime it uses by default",
+            },
+        ],
+        fix: None,
+        example: "==========\n== CUDA ==\n==========\n\nCUDA Version 11.4.3\n\nWARNING: The NVIDIA Driver was not detected.  GPU functionality will not be available.\n   Use the NVIDIA Container Toolkit to start this container with GPU support; see\n   https://docs.nvidia.com/datacenter/cloud-native/ .",
+        example_source: "https://github.com/ComparativeGenomicsToolkit/cactus/issues/1343",
+        near_miss: "NOTE: The SHMEM allocation limit is set to the default of 64MB.  This may be insufficient for PyTorch.",
     },
     Rule {
         id: "GW501",

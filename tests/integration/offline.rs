@@ -104,6 +104,35 @@ fn what_explains_a_gpu_shortfall_and_when_a_refused_launch_is_the_answer() {
     );
 }
 
+/// A driver installer's log that stops short is the answer (the GPU Operator's driver container, GKE's
+/// installer); the same log that goes on to the installer's last line is not.
+#[test]
+fn a_driver_installer_log_is_the_answer_only_when_it_stops_short() {
+    let real = |name: &str| std::fs::read_to_string(fixture(&format!("real/{name}"))).unwrap();
+    let example = |id: &str| {
+        gpuwhy::rules::RULES
+            .iter()
+            .find(|r| r.id == id)
+            .unwrap()
+            .example
+            .to_string()
+    };
+    for (short, end) in [
+        (
+            real("s148004-gke-ubuntu-driver-installer-log-stops.txt"),
+            "Verifying Nvidia installation... DONE.\nUpdating host's ld cache... DONE.",
+        ),
+        (
+            real("s148005-gke-cos-gpu-installer-log-stops.txt"),
+            "Finished installing the drivers.",
+        ),
+        (example("GW155"), "Done, now waiting for signal"),
+    ] {
+        assert_eq!(primary(&short), "device-plugin", "{short}");
+        assert_eq!(primary(&format!("{short}\n{end}\n")), "unknown", "{short}");
+    }
+}
+
 /// The real pastes under tests/fixtures/real, in name order.
 fn real_pastes() -> Vec<std::path::PathBuf> {
     let mut files: Vec<_> = std::fs::read_dir(fixture("real"))
