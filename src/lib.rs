@@ -74,9 +74,9 @@ pub async fn run_live(config: &Config, out: &mut dyn Write) -> Result<Outcome> {
         collect::collect(&client, &namespace, target).await
     };
     let evidence = match kube.request_timeout {
-        // Each request is bounded by the client; the whole run by three times that: the Pod, then a wave
-        // whose longest chain is two requests (core/v1 events, then events.k8s.io/v1 when core/v1 refuses),
-        // or a multi-page list.
+        // Each request is bounded by the client; the whole run by three times that: for a Pod, the Pod and then
+        // a wave whose longest chain is two requests (core/v1 events, then events.k8s.io/v1 when core/v1
+        // refuses) or a multi-page list. A workload target reads more in sequence and may need a longer one.
         Some(t) => tokio::time::timeout(t * 3, work)
             .await
             .map_err(|_| Error::Unreachable {

@@ -540,7 +540,6 @@ fn distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
-/// Events about one object from one event API, by uid (so an earlier object of the same name is left out).
 /// The events about `kind/name`. Both event APIs serve the same objects from the same storage: core/v1 is
 /// read, and events.k8s.io/v1 only when core/v1 refuses or fails (a Role that grants just the newer API), so
 /// the common case is one request. When both refuse, the gap keeps a forbidden answer over another.
@@ -571,6 +570,7 @@ async fn read_events(
     })
 }
 
+/// Events about one object from one event API, by uid (so an earlier object of the same name is left out).
 async fn list_events(
     client: &kube::Client,
     ns: &str,

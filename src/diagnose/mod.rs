@@ -181,6 +181,14 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
         }
     }
 
+    // A containerd error cut off inside the handler's name (GW401 without a handler) says no more than the same
+    // error in full beside it.
+    if hits
+        .iter()
+        .any(|h| h.finding.rule.id == "GW401" && h.finding.captures.contains_key("handler"))
+    {
+        hits.retain(|h| h.finding.rule.id != "GW401" || h.finding.captures.contains_key("handler"));
+    }
     // A driver installer's log that reaches its end did not stop short: the GPU Operator's driver container
     // (GW155), GKE's installer (GW180).
     for (id, ends) in [
@@ -2440,14 +2448,17 @@ fn pick_by_gate(causes: &[Cause], ctx: &Context) -> usize {
     // A program's own error (GW528) says only that some container ran: a paste that also holds a cause at an
     // earlier gate is about what that cause stops (a worker Pending beside its head's log). The reporter's
     // words and findings that block nothing do not count.
+    // A report at a GPU gate (a CUDA image that finds no driver, GW461) also yields to a GPU cause at its own
+    // gate, which is what leaves the container without its driver.
+    let gpu_gate = |c: Category| !matches!(c, Category::Other | Category::None | Category::Unknown);
     let weak = |i: usize| {
         causes[i].rule.is_some_and(crate::rules::is_workload_report)
             && causes.iter().any(|c| {
                 !c.rule.is_some_and(crate::rules::is_workload_report)
-                    && matches!(
+                    && (matches!(
                         c.gate,
                         Gate::Admission | Gate::Scheduling | Gate::DeviceAdmission
-                    )
+                    ) || (gpu_gate(causes[i].category) && gpu_gate(c.category)))
                     && !matches!(c.category, Category::None | Category::Unknown)
             })
     };
@@ -2678,14 +2689,34 @@ fn scheduling_primary(causes: &[Cause], idx: &[usize], ctx: &Context) -> Option<
     // match) comes before Karpenter's "no instance type met all requirements", which follows it: Karpenter
     // takes the offerings that failed out of its choice.
     let refused_launch = find(&|c| rule(c, "GW163") || rule(c, "GW522"));
+    // Every node of a FitError fails on placement: one reason covers them all, or the reasons of a current
+    // layout (one per node) are all placement reasons and add up to every node.
+    let placed_out = {
+        let fit: Vec<&Cause> = idx
+            .iter()
+            .map(|&i| &causes[i])
+            .filter(|c| count(c).is_some())
+            .collect();
+        let total = fit
+            .iter()
+            .find_map(|c| c.details.get("nodes_total").and_then(Value::as_u64));
+        fit.iter()
+            .any(|c| universal(c) && c.rule.is_some_and(|r| PLACEMENT.contains(&r)))
+            || (!fit.is_empty()
+                && fit
+                    .iter()
+                    .all(|c| !c.overlapping && c.rule.is_some_and(|r| PLACEMENT.contains(&r)))
+                && total.is_some_and(|t| fit.iter().filter_map(|c| count(c)).sum::<u64>() == t))
+    };
     let karpenter = find(&|c| rule(c, "GW126"))
         .map(|k| refused_launch.unwrap_or(k))
         .or_else(|| find(&|c| rule(c, "GW125") && detail(c, "taint").is_some_and(gpu_key)))
         .or_else(|| find(&|c| rule(c, "GW125") || rule(c, "GW130") || rule(c, "GW163")))
-        // A launch the cloud refused, with no word from Karpenter about its pools: only when some placement
-        // reason shuts out every existing node (else the FitError's own reasons say what to fix).
-        .or(refused_launch.filter(|_| idx.iter().any(|&i| universal(&causes[i]))));
-    let placement_only = universal_only(&["GW101", "GW102", "GW103", "GW104", "GW108", "GW109"]);
+        // A launch the cloud refused, with no word from Karpenter about its pools: only when placement reasons
+        // shut out every existing node (else the FitError's own reasons say what to fix).
+        .or(refused_launch.filter(|_| placed_out));
+    const PLACEMENT: [&str; 6] = ["GW101", "GW102", "GW103", "GW104", "GW108", "GW109"];
+    let placement_only = universal_only(&PLACEMENT);
     if let Some(k) = karpenter.filter(|_| placement_only) {
         return Some(k);
     }

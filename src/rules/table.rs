@@ -152,10 +152,13 @@ pub static REFINES: &[(&str, &str)] = &[
 
 /// Rules that read what a running workload or its node reports about itself: its program's own error (GW528),
 /// CUDA running out of memory (GW529), an unlicensed vGPU (GW530), a GPU operation it lacks the privilege for
-/// (GW531), a build without GPU support (GW532), an X server without a console (GW533). Such a report may be
-/// another Pod's or the node's, so it does not say this Pod was scheduled, is never a Pending Pod's, and yields to
-/// a cause at an earlier gate.
-pub static WORKLOAD_REPORT: &[&str] = &["GW528", "GW529", "GW530", "GW531", "GW532", "GW533"];
+/// (GW531), a build without GPU support (GW532), an X server without a console (GW533), a CUDA image's banner that
+/// it finds no driver (GW461). Such a report may be another Pod's or the node's, so it does not say this Pod was
+/// scheduled, is never a Pending Pod's, and yields to a cause at an earlier gate (GW461, the one at a GPU gate,
+/// also to any GPU cause at its own gate: the banner is what that cause leaves behind).
+pub static WORKLOAD_REPORT: &[&str] = &[
+    "GW528", "GW529", "GW530", "GW531", "GW532", "GW533", "GW461",
+];
 
 /// Rules that read the reporter's own words (or the manifests they pasted) in a ticket, not a component's
 /// message. A record that matches one of them and a message rule gives both: the words say what the message
@@ -2263,7 +2266,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "`helm install` / `helm upgrade` output (also the MicroK8s gpu add-on's) for a chart of the GPU stack: the GPU Operator (NVIDIA's, AMD's), the NVIDIA, Intel or HAMi device plugins, NVIDIA's DRA driver",
-        pattern: r#"\bError: (?:(?:INSTALLATION|UPGRADE) FAILED: )?(?:failed to download "(?P<chart>(?:[\w.:-]+/)*(?:gpu-operator|gpu-operator-charts|nvidia-device-plugin|k8s-device-plugin|gpu-feature-discovery|nvidia-dra-driver-gpu|k8s-dra-driver|hami|amd-gpu|intel-device-plugins-gpu|intel-device-plugins-operator|volcano-vgpu-device-plugin))"(?: at version "(?P<version>[^"\n]+)")?|chart "(?P<chart_alt>(?:gpu-operator|gpu-operator-charts|nvidia-device-plugin|k8s-device-plugin|gpu-feature-discovery|nvidia-dra-driver-gpu|k8s-dra-driver|hami|amd-gpu|intel-device-plugins-gpu|intel-device-plugins-operator|volcano-vgpu-device-plugin))" matching (?P<version_alt>[^\s"]+) not found in [\w.-]+ index\b)"#,
+        pattern: r#"\bError: (?:(?:INSTALLATION|UPGRADE) FAILED: )?(?:failed to download "(?P<chart>(?:[^"\s]*/)?(?:gpu-operator|gpu-operator-charts|nvidia-device-plugin|k8s-device-plugin|gpu-feature-discovery|nvidia-dra-driver-gpu|k8s-dra-driver|hami|amd-gpu|intel-device-plugins-gpu|intel-device-plugins-operator|volcano-vgpu-device-plugin)(?:-v?\d[\w.+-]*\.tgz)?)"(?: at version "(?P<version>[^"\n]+)")?|chart "(?P<chart_alt>(?:gpu-operator|gpu-operator-charts|nvidia-device-plugin|k8s-device-plugin|gpu-feature-discovery|nvidia-dra-driver-gpu|k8s-dra-driver|hami|amd-gpu|intel-device-plugins-gpu|intel-device-plugins-operator|volcano-vgpu-device-plugin))" matching\s+(?:(?P<version_alt>[^\s"]+)\s+)?not found in [\w.-]+ index\b)"#,
         summary: "the Helm chart {chart} cannot be downloaded, so the GPU stack it installs (the operator, the device plugin) is not installed and no node advertises a GPU",
         explanation: doc!(
             "The GPU Operator, a device plugin or a DRA driver is installed from a Helm chart. Helm could not fetch the chart (or the version asked for) from the repository, so nothing was installed: no driver, toolkit or device plugin runs, and GPU Pods stay Pending for want of the resource.",
@@ -2293,7 +2296,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the log of GKE's driver installer DaemonSet (nvidia-driver-installer: cos-gpu-installer on Container-Optimized OS, the Ubuntu and minikube installers)",
-        pattern: r"\bChecking if this is the only cos-gpu-installer that is running\.|\bDid not find cached version, building the drivers\.\.\.|\+ NVIDIA_INSTALLER_RUNFILE=NVIDIA-Linux-[\w.-]+\.run\b|\bCache file \S+ found but existing versions didn't match\.|\bDownloading kernel sources\.\.\.",
+        pattern: r"\bChecking if this is the only cos-gpu-installer that is running\.|\bDid not find cached version, (?:building|installing) the drivers\.\.\.|\+ NVIDIA_INSTALLER_RUNFILE=NVIDIA-Linux-[\w.-]+\.run\b|\bCache file /usr/local/nvidia/\.cache found but existing versions didn't match\.",
         summary: "the GKE driver installer has not finished: its log stops before the driver is installed and verified, so the node advertises no GPU yet",
         explanation: doc!(
             "The ticket holds the log of the driver installer that GKE (or the container-engine-accelerators DaemonSet on Ubuntu or minikube) runs as an init container on each GPU node: it downloads the kernel sources or headers, runs NVIDIA's installer and verifies the driver. The log stops before it finishes (`Finished installing the drivers.`, `Found cached version, NOT building the drivers.`, `Updating host's ld cache... DONE.`); until then the device plugin finds no driver and the node advertises no GPU.",
@@ -4834,7 +4837,7 @@ pub static RULES: &[Rule] = &[
         gate: G::Runtime,
         looks_at: "the sandbox's or VM's start error from QEMU (Kata Containers' shim, KubeVirt's virt-launcher), or `kubectl describe vmi`",
         pattern: r"\bvfio (?P<address>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): (?P<why>group \d+ is not viable|error bind device fd=\d+ to iommufd=\d+: [A-Za-z][A-Za-z /-]*[a-z])|\b(?P<why_alt>Please ensure all devices within the iommu_group are bound to their vfio bus driver)\b",
-        summary: "the VM that runs the Pod (Kata, KubeVirt) cannot attach its passed-through device {address|(the GPU)} ({why}), so the VM, and the Pod with it, does not start",
+        summary: "the VM that runs the Pod (Kata, KubeVirt) cannot attach a passed-through device ({why}), so the VM, and the Pod with it, does not start",
         explanation: doc!(
             "A GPU passed through to a virtual machine (a Kata Containers sandbox, a KubeVirt VM) reaches the VM's QEMU as a VFIO device. QEMU could not attach it: the kernel reports the GPU's IOMMU group as not viable, or the iommufd backend refused to bind the device. The VM does not start, so the Pod's sandbox (or its virt-launcher) fails, and a sandbox device plugin may then mark the device unhealthy.",
             "Another device in the same IOMMU group is still held by a host driver: most often the GPU card's own HDMI audio or USB-C function (`snd_hda_intel`, `xhci_hcd`), which must be bound to `vfio-pci` with the GPU. Or the GPU was left in a bad state by a VM that crashed, or the host kernel's VFIO and iommufd support does not match what the runtime asks QEMU for.",
@@ -4863,8 +4866,8 @@ pub static RULES: &[Rule] = &[
         category: C::HandlerMissing,
         gate: G::Runtime,
         looks_at: "the start banner of NVIDIA's CUDA and NGC images (their entrypoint checks for the driver), in the container's log",
-        pattern: r"\bNVIDIA Driver was not detected\b",
-        summary: "the container's CUDA image finds no NVIDIA driver: it was not started by the nvidia runtime, which puts the driver's libraries and devices into it, so it runs without its GPU",
+        pattern: r"\bThe NVIDIA Driver was not detected\b|^NVIDIA Driver was not detected\b",
+        summary: "the container's CUDA image finds no NVIDIA driver: the runtime did not put the driver's libraries and devices into it (no nvidia runtime or CDI device for it, or no GPU asked for), so it runs without its GPU",
         explanation: doc!(
             "NVIDIA's CUDA and NGC images check for the driver when they start and print this warning when they find none. The container runs, but the driver's libraries (`libcuda.so`, NVML) and utilities are not in it: the NVIDIA Container Toolkit mounts them from the host only when the container is created by the `nvidia` runtime (or given a GPU through CDI).",
             "The Pod did not run under the `nvidia` runtime: it names no `runtimeClassName: nvidia` and the node's containerd, CRI-O or Docker does not default to `nvidia` (as on k3s, k0s, microk8s and minikube unless configured, or plain Docker without `--gpus`); or the Pod asks for no GPU, so the device plugin gave it none; or, with the device list passed as an environment variable, the toolkit refuses that variable for an unprivileged container.",
@@ -4885,7 +4888,7 @@ pub static RULES: &[Rule] = &[
         fix: None,
         example: "==========\n== CUDA ==\n==========\n\nCUDA Version 11.4.3\n\nWARNING: The NVIDIA Driver was not detected.  GPU functionality will not be available.\n   Use the NVIDIA Container Toolkit to start this container with GPU support; see\n   https://docs.nvidia.com/datacenter/cloud-native/ .",
         example_source: "https://github.com/ComparativeGenomicsToolkit/cactus/issues/1343",
-        near_miss: "NOTE: The SHMEM allocation limit is set to the default of 64MB.  This may be insufficient for PyTorch.",
+        near_miss: "WARNING: RPM Fusion repository for Proprietary NVIDIA Driver was not detected",
     },
     Rule {
         id: "GW501",

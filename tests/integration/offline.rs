@@ -102,6 +102,63 @@ fn what_explains_a_gpu_shortfall_and_when_a_refused_launch_is_the_answer() {
         primary(&format!("{short}\n{launch}\n")),
         "insufficient-resource"
     );
+    // A system pool's taint and a selector that together shut out every node: the refused launch is the answer.
+    let placed_out = "0/3 nodes are available: 1 node(s) had untolerated taint {CriticalAddonsOnly: true}, 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.";
+    assert_eq!(primary(&format!("{placed_out}\n\n{launch}\n")), "other");
+}
+
+/// The first cause's rule id of a paste.
+fn first_rule(text: &str) -> Option<&'static str> {
+    let (_, evs) = gpuwhy::offline::parse(text, "paste").unwrap();
+    gpuwhy::diagnose::diagnose_all(&evs)[0].causes[0].rule
+}
+
+/// A CUDA image's banner that it finds no driver (GW461) is what a GPU cause leaves behind: it yields to the
+/// cause at an earlier gate and to a GPU cause at its own; alone it is the answer. A containerd error cut off
+/// inside the handler's name yields to the same error in full.
+#[test]
+fn a_cuda_banner_and_a_cut_off_handler_yield_to_what_says_more() {
+    let real = |name: &str| std::fs::read_to_string(fixture(&format!("real/{name}"))).unwrap();
+    let example = |id: &str| {
+        gpuwhy::rules::RULES
+            .iter()
+            .find(|r| r.id == id)
+            .unwrap()
+            .example
+            .to_string()
+    };
+    let banner = real("s125003-cuda-image-driver-not-detected-no-toolkit.txt");
+    assert_eq!(first_rule(&banner), Some("GW461"));
+    for (other, id) in [
+        (real("009-azure-insufficient-gpu-events.txt"), "GW105"),
+        (example("GW301"), "GW301"),
+        (example("GW401"), "GW401"),
+        (
+            real("s148004-gke-ubuntu-driver-installer-log-stops.txt"),
+            "GW180",
+        ),
+    ] {
+        assert_eq!(
+            first_rule(&format!("{banner}\n{other}\n")),
+            Some(id),
+            "{other}"
+        );
+        assert_eq!(
+            first_rule(&format!("{other}\n{banner}\n")),
+            Some(id),
+            "{other}"
+        );
+    }
+    let cut = real("s147004-containerd2-no-runtime-truncated.txt");
+    let (_, evs) =
+        gpuwhy::offline::parse(&format!("{cut}\n{}\n", example("GW401")), "paste").unwrap();
+    let d = &gpuwhy::diagnose::diagnose_all(&evs)[0];
+    assert_eq!(d.causes[0].rule, Some("GW401"));
+    assert_eq!(d.causes[0].details["handler"], "nvidia", "{d:#?}");
+    assert_eq!(
+        d.causes.iter().filter(|c| c.rule == Some("GW401")).count(),
+        1
+    );
 }
 
 /// A driver installer's log that stops short is the answer (the GPU Operator's driver container, GKE's
