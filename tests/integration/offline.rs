@@ -63,20 +63,26 @@ fn a_gpu_stack_log_without_a_complaint_is_no_answer() {
     assert_eq!(primary(&calm), "unknown");
 }
 
+/// A real paste under tests/fixtures/real.
+fn real(name: &str) -> String {
+    std::fs::read_to_string(fixture(&format!("real/{name}"))).unwrap()
+}
+
+/// A rule's example text, from the table.
+fn example(id: &str) -> String {
+    gpuwhy::rules::RULES
+        .iter()
+        .find(|r| r.id == id)
+        .unwrap()
+        .example
+        .to_string()
+}
+
 /// A GPU stack that is not installed (its Helm chart, OpenShift's Driver Toolkit) explains the scheduler's
 /// `Insufficient nvidia.com/gpu` beside it; a node launch the cloud refused (Karpenter) is what to fix only when
 /// a placement reason shuts out every existing node, not beside a device plugin that cannot start.
 #[test]
 fn what_explains_a_gpu_shortfall_and_when_a_refused_launch_is_the_answer() {
-    let real = |name: &str| std::fs::read_to_string(fixture(&format!("real/{name}"))).unwrap();
-    let example = |id: &str| {
-        gpuwhy::rules::RULES
-            .iter()
-            .find(|r| r.id == id)
-            .unwrap()
-            .example
-            .to_string()
-    };
     let short = real("009-azure-insufficient-gpu-events.txt");
     assert_eq!(primary(&short), "insufficient-resource");
     for stack in [
@@ -118,15 +124,6 @@ fn first_rule(text: &str) -> Option<&'static str> {
 /// inside the handler's name yields to the same error in full.
 #[test]
 fn a_cuda_banner_and_a_cut_off_handler_yield_to_what_says_more() {
-    let real = |name: &str| std::fs::read_to_string(fixture(&format!("real/{name}"))).unwrap();
-    let example = |id: &str| {
-        gpuwhy::rules::RULES
-            .iter()
-            .find(|r| r.id == id)
-            .unwrap()
-            .example
-            .to_string()
-    };
     let banner = real("s125003-cuda-image-driver-not-detected-no-toolkit.txt");
     assert_eq!(first_rule(&banner), Some("GW461"));
     for (other, id) in [
@@ -165,15 +162,6 @@ fn a_cuda_banner_and_a_cut_off_handler_yield_to_what_says_more() {
 /// installer); the same log that goes on to the installer's last line is not.
 #[test]
 fn a_driver_installer_log_is_the_answer_only_when_it_stops_short() {
-    let real = |name: &str| std::fs::read_to_string(fixture(&format!("real/{name}"))).unwrap();
-    let example = |id: &str| {
-        gpuwhy::rules::RULES
-            .iter()
-            .find(|r| r.id == id)
-            .unwrap()
-            .example
-            .to_string()
-    };
     for (short, end) in [
         (
             real("s148004-gke-ubuntu-driver-installer-log-stops.txt"),
