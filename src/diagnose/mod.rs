@@ -189,30 +189,16 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
     {
         hits.retain(|h| h.finding.rule.id != "GW401" || h.finding.captures.contains_key("handler"));
     }
-    // A driver installer's log that reaches its end did not stop short: the GPU Operator's driver container
-    // (GW155), GKE's installer (GW180).
-    for (id, ends) in [
-        ("GW155", &["Done, now waiting for signal"][..]),
-        (
-            "GW180",
-            &[
-                "Finished installing the drivers.",
-                "Found cached version, NOT building the drivers.",
-                "Finished installing the cross toolchain package and kernel source.",
-                "Verifying Nvidia installation... DONE.",
-                "Updating host's ld cache... DONE.",
-            ][..],
-        ),
-    ] {
-        if hits.iter().any(|h| h.finding.rule.id == id)
+    // A driver installer's log that reaches its end did not stop short (`rules::log_end_lines`).
+    let finished = |id: &str| {
+        let ends = crate::rules::log_end_lines(id);
+        !ends.is_empty()
             && ev
                 .signals
                 .iter()
                 .any(|s| ends.iter().any(|e| s.message.contains(e)))
-        {
-            hits.retain(|h| h.finding.rule.id != id);
-        }
-    }
+    };
+    hits.retain(|h| !finished(h.finding.rule.id));
 
     // Ollama searches for each vendor's library in turn and logs an empty result for every one it does not
     // find: an empty search means the NVIDIA libraries are missing only when it searched for them and found no

@@ -29,6 +29,15 @@ pub fn is_workload_report(id: &str) -> bool {
     table::WORKLOAD_REPORT.contains(&id)
 }
 
+/// The lines that end a finished run of the installer whose log a rule reads (`table::LOG_ENDS`); empty for
+/// other rules.
+pub fn log_end_lines(id: &str) -> &'static [&'static str] {
+    table::LOG_ENDS
+        .iter()
+        .find(|(rule, _)| *rule == id)
+        .map_or(&[], |(_, ends)| ends)
+}
+
 /// Whether a rule reads the reporter's own words, not a component's message.
 pub fn is_hearsay(id: &str) -> bool {
     table::HEARSAY.contains(&id)

@@ -160,6 +160,23 @@ pub static WORKLOAD_REPORT: &[&str] = &[
     "GW528", "GW529", "GW530", "GW531", "GW532", "GW533", "GW461",
 ];
 
+/// Rules that read a driver installer's log that stops short, with the lines that end a finished run: a log
+/// that reaches one of them did not stop short. The GPU Operator's driver container (GW155); GKE's installers
+/// (GW180: cos-gpu-installer, its preload, the Ubuntu and minikube installers).
+pub static LOG_ENDS: &[(&str, &[&str])] = &[
+    ("GW155", &["Done, now waiting for signal"]),
+    (
+        "GW180",
+        &[
+            "Finished installing the drivers.",
+            "Found cached version, NOT building the drivers.",
+            "Finished installing the cross toolchain package and kernel source.",
+            "Verifying Nvidia installation... DONE.",
+            "Updating host's ld cache... DONE.",
+        ],
+    ),
+];
+
 /// Rules that read the reporter's own words (or the manifests they pasted) in a ticket, not a component's
 /// message. A record that matches one of them and a message rule gives both: the words say what the message
 /// cannot (whose GPUs are taken, that the node advertises none), and the diagnosis weighs them.
