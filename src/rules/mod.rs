@@ -880,6 +880,36 @@ mod tests {
         );
     }
 
+    /// containerd's handler error cut off just after the handler's name still names the handler; cut off
+    /// inside the name, it names none; the whole message names it too.
+    #[test]
+    fn a_containerd_handler_error_cut_after_the_name_names_the_handler() {
+        let handler = |t: &str| {
+            let m = first_match(t).unwrap();
+            assert_eq!(m.rule.id, "GW401", "{t}");
+            m.captures.get("handler").cloned()
+        };
+        let head = "Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for";
+        assert_eq!(
+            handler(&format!("{head} \"nvidia\"")).as_deref(),
+            Some("nvidia")
+        );
+        assert_eq!(
+            handler(&format!("{head} \"nvidia\"  ")).as_deref(),
+            Some("nvidia")
+        );
+        assert_eq!(handler(&format!("{head} \"nvid")), None);
+        assert_eq!(
+            handler(&format!("{head} \"nvidia-cdi\" is configured")).as_deref(),
+            Some("nvidia-cdi")
+        );
+        // The name followed by anything but the end is not a cut: no rule claims a made-up sentence.
+        assert!(
+            first_match(&format!("{head} \"nvidia\" but the node rebooted"))
+                .is_none_or(|m| m.rule.id != "GW401")
+        );
+    }
+
     #[test]
     fn a_capture_named_field_alt_fills_the_field() {
         let m = first_match("/tmp/cuda-control/src/loader.c:856 can't find library libcuda.so.")

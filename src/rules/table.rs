@@ -3225,7 +3225,7 @@ pub static RULES: &[Rule] = &[
         category: C::HandlerMissing,
         gate: G::Runtime,
         looks_at: "FailedCreatePodSandBox event",
-        pattern: r#"(?:(?P<wrapper>failed to get sandbox runtime|unable to get OCI runtime for sandbox "[0-9a-f]*"): )?no runtime for "(?P<handler>[^"]*)" is configured|(?P<wrapper_alt>failed to get sandbox runtime|unable to get OCI runtime for sandbox "[^"]*"): no runtime for "[^"\s]{0,40}(?:$|\s)"#,
+        pattern: r#"(?:(?P<wrapper>failed to get sandbox runtime|unable to get OCI runtime for sandbox "[0-9a-f]*"): )?no runtime for "(?P<handler>[^"]*)" is configured|(?P<wrapper_alt>failed to get sandbox runtime|unable to get OCI runtime for sandbox "[^"]*"): no runtime for "(?:(?P<handler_alt>[^"\s]{1,40})"\s*$|[^"\s]{0,40}(?:$|\s))"#,
         summary: "containerd on the node has no runtime named {handler|… (the name is cut off in the paste)} in its runtimes table",
         explanation: doc!(
             "The RuntimeClass exists and names handler `{handler}`, but containerd on the node has no `runtimes.{handler}` entry, so the sandbox cannot be created. The apiserver never checks handlers.",
