@@ -89,6 +89,12 @@ struct Hit<'e> {
     finding: Finding,
 }
 
+/// The Pod and container whose log a line is, when a paste holds several Pods' logs (`kubectl logs --prefix`
+/// names the writer of each line).
+fn log_writer(s: &Signal) -> Option<&str> {
+    s.component.as_deref().filter(|c| c.starts_with("pod/"))
+}
+
 /// Diagnoses one target.
 pub fn diagnose(ev: &Evidence) -> Diagnosis {
     diagnose_with(ev, &mut Readings::default())
@@ -189,16 +195,22 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
     {
         hits.retain(|h| h.finding.rule.id != "GW401" || h.finding.captures.contains_key("handler"));
     }
-    // A driver installer's log that reaches its end did not stop short (`rules::log_end_lines`).
-    let finished = |id: &str| {
-        let ends = crate::rules::log_end_lines(id);
+    // A driver installer's log that reaches its end did not stop short (`rules::log_end_lines`). When the
+    // paste holds several Pods' logs (`kubectl logs --prefix`), one node's finished run says nothing of
+    // another's.
+    let finished = |h: &Hit<'_>| {
+        let ends = crate::rules::log_end_lines(h.finding.rule.id);
+        let writer = log_writer(h.signal);
         !ends.is_empty()
-            && ev
-                .signals
-                .iter()
-                .any(|s| ends.iter().any(|e| s.message.contains(e)))
+            && ev.signals.iter().any(|s| {
+                ends.iter().any(|e| s.message.contains(e))
+                    && match (writer, log_writer(s)) {
+                        (Some(a), Some(b)) => a == b,
+                        _ => true,
+                    }
+            })
     };
-    hits.retain(|h| !finished(h.finding.rule.id));
+    hits.retain(|h| !finished(h));
 
     // Ollama searches for each vendor's library in turn and logs an empty result for every one it does not
     // find: an empty search means the NVIDIA libraries are missing only when it searched for them and found no

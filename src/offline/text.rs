@@ -76,9 +76,11 @@ pub(super) fn read(input: &str) -> Evidence {
     };
     let mut pod = PodFacts::default();
     let mut pod_seen = false;
-    let lines: Vec<&str> = input.lines().collect();
+    // Several Pods' logs at once (`kubectl logs --prefix`): each line without its writer, which is kept.
+    let (lines, writers): (Vec<&str>, Vec<Option<&str>>) =
+        input.lines().map(split_log_writer).unzip();
     let mut i = 0;
-    let mut plain: Vec<String> = Vec::new();
+    let mut plain = Plain::default();
     while i < lines.len() {
         let raw = lines[i];
         let line = raw.trim_end();
@@ -170,18 +172,23 @@ pub(super) fn read(input: &str) -> Evidence {
             {
                 let value = serde_json::from_str::<String>(&format!("\"{v}\""))
                     .unwrap_or_else(|_| v.to_string());
-                plain.push(value);
+                plain.lines.push(value);
                 flush_plain(&mut plain, &mut ev);
             }
             i += 1;
             continue;
         }
         // Bare text: start a new record or continue the current one.
-        if plain.is_empty() || RECORD_START.is_match(line) || line.trim().is_empty() {
+        if plain.lines.is_empty()
+            || RECORD_START.is_match(line)
+            || line.trim().is_empty()
+            || plain.writer != writers[i]
+        {
             flush_plain(&mut plain, &mut ev);
         }
         if !line.trim().is_empty() {
-            plain.push(line.to_string());
+            plain.writer = writers[i];
+            plain.lines.push(line.to_string());
         }
         i += 1;
     }
@@ -663,12 +670,40 @@ fn is_table_noise(line: &str) -> bool {
         || (t.starts_with("```") && t[3..].chars().all(|c| c.is_ascii_alphanumeric()))
 }
 
-fn flush_plain(plain: &mut Vec<String>, ev: &mut Evidence) {
-    if plain.is_empty() {
+/// Lines of bare text that make one record, and the Pod whose log they are when a prefix named it.
+#[derive(Default)]
+struct Plain<'a> {
+    lines: Vec<String>,
+    writer: Option<&'a str>,
+}
+
+/// A line of `kubectl logs --prefix` (`[pod/NAME/CONTAINER] message`) as its message and its writer
+/// (`pod/NAME/CONTAINER`); any other line as it is.
+fn split_log_writer(line: &str) -> (&str, Option<&str>) {
+    let Some(rest) = line.strip_prefix("[pod/") else {
+        return (line, None);
+    };
+    match rest
+        .split_once("] ")
+        .or_else(|| rest.strip_suffix(']').map(|w| (w, "")))
+    {
+        Some((writer, message))
+            if writer.split('/').count() == 2
+                && !writer.contains(char::is_whitespace)
+                && writer.split('/').all(|p| !p.is_empty()) =>
+        {
+            (message, Some(&line[1..writer.len() + 5]))
+        }
+        _ => (line, None),
+    }
+}
+
+fn flush_plain(plain: &mut Plain<'_>, ev: &mut Evidence) {
+    if plain.lines.is_empty() {
         return;
     }
-    let joined = plain.join("\n");
-    plain.clear();
+    let joined = plain.lines.join("\n");
+    plain.lines.clear();
     let (source, message, reason) = strip_record(&joined);
     if message.trim().is_empty() {
         return;
@@ -678,6 +713,7 @@ fn flush_plain(plain: &mut Vec<String>, ev: &mut Evidence) {
         reason,
         message: sanitize::clean(message.trim(), true),
         count: 1,
+        component: plain.writer.map(|w| sanitize::clean(w, true)),
         ..Default::default()
     });
 }

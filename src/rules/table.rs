@@ -116,7 +116,8 @@ pub static CATCH_ALL: &[&str] = &[
 /// would call it a policy's business, not the GPU's); GW458 says the program CRI-O did not find on `$PATH` is the
 /// runtime of a handler it dropped (GW416 would call it the container's command); GW459 says the runtime program
 /// missing is Docker's, from `daemon.json` (GW405 would send the reader to containerd's config, GW418 would only say
-/// the runtime failed).
+/// the runtime failed); GW462 says the driver library a program cannot load is missing from a container whose
+/// `nvidia-smi` works, so the runtime is there and left out `libcuda` (GW420 would say the runtime put in none).
 pub static REFINES: &[(&str, &str)] = &[
     ("GW146", "GW105"),
     ("GW151", "GW145"),
@@ -148,16 +149,18 @@ pub static REFINES: &[(&str, &str)] = &[
     ("GW458", "GW416"),
     ("GW459", "GW405"),
     ("GW459", "GW418"),
+    ("GW462", "GW420"),
 ];
 
 /// Rules that read what a running workload or its node reports about itself: its program's own error (GW528),
 /// CUDA running out of memory (GW529), an unlicensed vGPU (GW530), a GPU operation it lacks the privilege for
-/// (GW531), a build without GPU support (GW532), an X server without a console (GW533), a CUDA image's banner that
+/// (GW531), a build without GPU support (GW532), an X server without a console (GW533), NCCL without enough shared
+/// memory (GW534), a CUDA image's banner that
 /// it finds no driver (GW461). Such a report may be another Pod's or the node's, so it does not say this Pod was
 /// scheduled, is never a Pending Pod's, and yields to a cause at an earlier gate (GW461, the one at a GPU gate,
 /// also to any GPU cause at its own gate: the banner is what that cause leaves behind).
 pub static WORKLOAD_REPORT: &[&str] = &[
-    "GW528", "GW529", "GW530", "GW531", "GW532", "GW533", "GW461",
+    "GW528", "GW529", "GW530", "GW531", "GW532", "GW533", "GW534", "GW461",
 ];
 
 /// Rules that read a driver installer's log that stops short, with the lines that end a finished run: a log
@@ -4908,6 +4911,66 @@ pub static RULES: &[Rule] = &[
         near_miss: "WARNING: RPM Fusion repository for Proprietary NVIDIA Driver was not detected",
     },
     Rule {
+        id: "GW462",
+        name: "container-has-no-cuda-library",
+        category: C::RuntimeHook,
+        gate: G::Runtime,
+        looks_at: "`nvidia-smi` run in the container (its banner's CUDA version), beside the program's own error",
+        pattern: r"\bDriver Version: [\d.]+\s+(?:\*\*)?CUDA Version: N/A\b",
+        summary: "the container sees the GPU through NVML but has no CUDA driver library (`nvidia-smi` says CUDA Version: N/A): the runtime mounted the driver's utilities without `libcuda.so`, so CUDA programs find no driver",
+        explanation: doc!(
+            "`nvidia-smi` in the container reads the GPU through NVML (`libnvidia-ml.so`), and prints the CUDA version it gets from the driver's CUDA library, `libcuda.so.1`. `N/A` means that library is not in the container, so PyTorch says `Found no NVIDIA driver on your system` and CUDA programs fail, though the GPU and `nvidia-smi` work.",
+            "The NVIDIA Container Toolkit mounts `libcuda.so` only for the `compute` capability: the container's `NVIDIA_DRIVER_CAPABILITIES` (set by the image, the Pod or a chart) is `utility` or `graphics` without `compute`; or a CDI spec generated without the compute libraries; or the node's driver was installed without its CUDA library.",
+            "Run the container with `NVIDIA_DRIVER_CAPABILITIES=compute,utility` (or `all`), or regenerate the node's CDI spec, and recreate the Pod; check with `nvidia-smi` that the CUDA version shows.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl exec {pod} -n {namespace} -- sh -c 'echo \"$NVIDIA_DRIVER_CAPABILITIES\"; ls /usr/lib/x86_64-linux-gnu/libcuda.so* /usr/lib64/libcuda.so* 2>&1'",
+                place: Cluster,
+                why: "see which driver capabilities the container asked for and whether libcuda is in it",
+            },
+            Next {
+                command: "nvidia-smi | head -4; ldconfig -p | grep libcuda.so",
+                place: Node,
+                why: "check that the node's driver has its CUDA library",
+            },
+        ],
+        fix: Some("env:\n- name: NVIDIA_DRIVER_CAPABILITIES\n  value: \"compute,utility\""),
+        example: "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx\n\n+-----------------------------------------------------------------------------+\n| NVIDIA-SMI 470.182.03   Driver Version: 470.182.03   CUDA Version: N/A      |\n|-------------------------------+----------------------+----------------------+",
+        example_source: "https://github.com/NVIDIA/k8s-device-plugin/issues/457",
+        near_miss: "| NVIDIA-SMI 535.183.01             Driver Version: 535.183.01   CUDA Version: 12.2     |",
+    },
+    Rule {
+        id: "GW463",
+        name: "container-cannot-open-kfd",
+        category: C::RuntimeHook,
+        gate: G::Runtime,
+        looks_at: "`rocminfo` or a ROCm program in the container",
+        pattern: r"\bUnable to open /dev/kfd read-write: (?P<why>Permission denied|Operation not permitted)\b",
+        summary: "the container has AMD's compute device /dev/kfd but may not open it ({why}): its user is not in the device's group, or the container's device rules do not allow it",
+        explanation: doc!(
+            "ROCm opens `/dev/kfd` (and the GPU's `/dev/dri/renderD*` node) read-write before it uses an AMD GPU. The device node is in the container, but the open is refused, so `rocminfo` stops and frameworks find no GPU (`No devices found`).",
+            "The device nodes belong to the host's `render` or `video` group and the container's user is not in a group with that number (a non-root user, a rootless runtime, a group id that differs between the host and the image), or the container's device cgroup does not allow the device (a hand-mounted hostPath instead of the AMD device plugin's allocation).",
+            "Ask for the GPU through the AMD device plugin (`amd.com/gpu`) rather than a hostPath, and add the device's group id to the Pod (`securityContext.supplementalGroups`, the number `ls -ln /dev/kfd` shows on the node).",
+        ),
+        next: &[
+            Next {
+                command: "kubectl exec {pod} -n {namespace} -- sh -c 'id; ls -ln /dev/kfd /dev/dri'",
+                place: Cluster,
+                why: "compare the container user's groups with the device nodes' group ids",
+            },
+            Next {
+                command: "ls -ln /dev/kfd /dev/dri/renderD*",
+                place: Node,
+                why: "read the group ids that own AMD's device nodes on the node",
+            },
+        ],
+        fix: Some("securityContext:\n  supplementalGroups: [<gid of /dev/kfd on the node>]"),
+        example: "(base) steven@LinuxPC:~$ docker exec -it ollama rocminfo\nROCk module version 6.8.5 is loaded\nUnable to open /dev/kfd read-write: Permission denied\nroot is not member of \"video\" group, the default DRM access group.",
+        example_source: "https://github.com/ollama/ollama/issues/6685",
+        near_miss: "Unable to open /dev/kfd read-write: Cannot allocate memory",
+    },
+    Rule {
         id: "GW501",
         name: "image-pull-failed",
         category: C::Other,
@@ -5716,6 +5779,31 @@ pub static RULES: &[Rule] = &[
         example: "(II) NVIDIA Unified Driver for all Supported NVIDIA GPUs\n(EE) \nFatal server error:\n(EE) parse_vt_settings: Cannot open /dev/tty0 (No such file or directory)",
         example_source: "https://github.com/selkies-project/selkies-vdi/issues/9",
         near_miss: "(II) Loading /usr/local/nvidia/lib64/xorg/modules/drivers/nvidia_drv.so",
+    },
+    Rule {
+        id: "GW534",
+        name: "shared-memory-too-small",
+        category: C::Other,
+        gate: G::Runtime,
+        looks_at: "the container's log (NCCL's error, from PyTorch, vLLM or another multi-GPU program)",
+        pattern: r"\bError while (?:creating|attaching to) shared memory segment (?P<segment>/dev/shm/\S+) \(size \d+\)|\bfailed to extend (?P<segment_alt>/dev/shm/nccl-\S+) to \d+ bytes",
+        summary: "the program's NCCL cannot use the container's shared memory ({segment}): a container's /dev/shm is 64 MiB unless the Pod mounts a larger one; the GPUs are not what stops it",
+        explanation: doc!(
+            "The Pod runs and has its GPUs. NCCL, which moves data between the GPUs of one node, keeps its buffers in shared memory under `/dev/shm`, and creating (or mapping) a segment there failed, so the program stops with `unhandled system error`.",
+            "A container's `/dev/shm` is the runtime's default of 64 MiB, far less than NCCL needs for several GPUs; the chart's `shmSize` setting was not applied, or the Pod mounts no memory-backed volume there. A segment another process created and this one cannot find (`attaching to`) is the same limit, or processes that do not share one `/dev/shm`.",
+            "Mount a memory-backed `emptyDir` at `/dev/shm` with a size limit the workload needs (several GiB for tensor parallelism), or set the chart's shared-memory option; the GPU stack needs no change.",
+        ),
+        next: &[Next {
+            command: "kubectl exec {pod} -n {namespace} -- df -h /dev/shm",
+            place: Cluster,
+            why: "see the size of the container's shared memory",
+        }],
+        fix: Some(
+            "volumes:\n- name: dshm\n  emptyDir:\n    medium: Memory\n    sizeLimit: 8Gi\ncontainers:\n- volumeMounts:\n  - name: dshm\n    mountPath: /dev/shm",
+        ),
+        example: "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:317, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.21.5\nncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error. \nLast error:\nError while creating shared memory segment /dev/shm/nccl-F9ffgB (size 9637888)",
+        example_source: "https://github.com/vllm-project/production-stack/issues/276",
+        near_miss: "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:317, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.21.5",
     },
     Rule {
         id: "GW602",

@@ -175,6 +175,24 @@ fn a_driver_installer_log_is_the_answer_only_when_it_stops_short() {
     ] {
         assert_eq!(primary(&short), "device-plugin", "{short}");
         assert_eq!(primary(&format!("{short}\n{end}\n")), "unknown", "{short}");
+        // Several nodes' logs in one paste (`kubectl logs --prefix`): one node's finished run does not hide
+        // another's that stops short; the same node's last line does.
+        let prefixed = |pod: &str, text: &str| -> String {
+            text.lines()
+                .map(|l| format!("[pod/{pod}/installer] {l}\n"))
+                .collect()
+        };
+        let stuck = prefixed("installer-a1", &short);
+        assert_eq!(
+            primary(&format!("{stuck}{}", prefixed("installer-b2", end))),
+            "device-plugin",
+            "{short}"
+        );
+        assert_eq!(
+            primary(&format!("{stuck}{}", prefixed("installer-a1", end))),
+            "unknown",
+            "{short}"
+        );
     }
 }
 
@@ -198,7 +216,7 @@ fn primary(text: &str) -> &'static str {
 #[test]
 fn real_pastes_read_the_same_however_the_ticket_carried_them() {
     type Carry = fn(&str) -> String;
-    let carried: [(&str, Carry); 17] = [
+    let carried: [(&str, Carry); 18] = [
         ("fenced", |t| {
             format!("Here is what I see:\n```\n{t}\n```\nAny idea?\n")
         }),
@@ -281,6 +299,12 @@ fn real_pastes_read_the_same_however_the_ticket_carried_them() {
                 words.replace_all(t, "\u{1b}[1;31m$1\u{1b}[0m")
             )
         }),
+        // Printed by `kubectl logs --prefix` (several Pods' logs at once), which names each line's Pod.
+        ("kubectl logs --prefix", |t| {
+            t.lines()
+                .map(|l| format!("[pod/gpu-0/main] {l}\n"))
+                .collect()
+        }),
         // Copied from a terminal 80 columns wide that cut every longer line.
         ("hard-wrapped", |t| {
             let mut out = String::new();
@@ -310,6 +334,10 @@ fn real_pastes_read_the_same_however_the_ticket_carried_them() {
             }
             // An export's backslashes make a JSON document something else; that JSON is read as it is.
             if *how == "markdown export" && text.trim_start().starts_with('{') {
+                continue;
+            }
+            // A program's log does not quote itself as markdown: the quote is the ticket's, around the log.
+            if *how == "kubectl logs --prefix" && text.trim_start().starts_with('>') {
                 continue;
             }
             let got = primary(&carry(&text));
