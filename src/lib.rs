@@ -74,19 +74,21 @@ pub async fn run_live(config: &Config, out: &mut dyn Write) -> Result<Outcome> {
         collect::collect(&client, &namespace, target).await
     };
     let evidence = match kube.request_timeout {
-        // Each request is bounded by the client; the whole run by three times that: for a Pod, the Pod and then
-        // a wave whose longest chain is two requests (core/v1 events, then events.k8s.io/v1 when core/v1
-        // refuses) or a multi-page list. A workload target reads more in sequence and may need a longer one.
-        Some(t) => tokio::time::timeout(t * 3, work)
-            .await
-            .map_err(|_| Error::Unreachable {
-                verb: "get",
-                resource: "the cluster".into(),
-                message: format!(
-                    "timed out after {:?} (three times --request-timeout)",
-                    t * 3
-                ),
-            })??,
+        // Each request is bounded by the client; the whole run by that many times the requests the target's
+        // collection makes one after another (a slow server that trickles an answer keeps a read alive).
+        Some(t) => {
+            let steps = collect::requests_in_sequence(target);
+            let limit = t * steps;
+            tokio::time::timeout(limit, work)
+                .await
+                .map_err(|_| Error::Unreachable {
+                    verb: "get",
+                    resource: "the cluster".into(),
+                    message: format!(
+                        "timed out after {limit:?} ({steps} requests in sequence, each up to --request-timeout)"
+                    ),
+                })??
+        }
         None => work.await?,
     };
     let diagnoses = diagnose::diagnose_all(&evidence);

@@ -264,6 +264,18 @@ fn gap_of<T>(check: &str, r: &Read<T>) -> Option<Gap> {
 }
 
 /// Collects the evidence for a target in `namespace`.
+/// The most requests a target's collection makes one after another, each bounded by `--request-timeout`
+/// (a list of many pages adds its pages): a Pod is read, then one wave whose longest chain is two (core/v1
+/// events, then events.k8s.io/v1 when core/v1 refuses); a workload is read, then its controllers' events
+/// beside its Pods, three deep either way (a Deployment's ReplicaSets listed, then their events with the same
+/// fallback; the Pods listed, then each Pod's wave).
+pub fn requests_in_sequence(target: &TargetSpec) -> u32 {
+    match target {
+        TargetSpec::Pod(_) => 3,
+        TargetSpec::Workload { .. } => 4,
+    }
+}
+
 pub async fn collect(
     client: &kube::Client,
     namespace: &str,
@@ -996,6 +1008,72 @@ async fn read_cluster_policy(client: &kube::Client) -> Result<Read<Option<Cluste
 
 /// A workload: its own events and its ReplicaSets' (FailedCreate lands there), then each of its Pods that is
 /// not Ready. With no Pod at all (admission refused every one), the workload itself is diagnosed.
+/// A workload's own events and, for a Deployment, its ReplicaSets' (where `FailedCreate` says why no Pod
+/// exists), marked as the owner's; what could not be read is a gap.
+async fn owner_events(
+    client: &kube::Client,
+    ns: &str,
+    kind: &str,
+    name: &str,
+    uid: &str,
+    selector: &str,
+) -> Result<(Vec<Signal>, Vec<Gap>)> {
+    let mut owner_signals: Vec<Signal> = Vec::new();
+    let mut gaps = Vec::new();
+    match read_events(client, ns, name, uid, kind).await? {
+        Read::Ok(l) => owner_signals.extend(l),
+        other => gaps.extend(gap_of("owner events", &other)),
+    }
+    if kind == "Deployment" && !selector.is_empty() {
+        let mut rss = Vec::new();
+        let _ = list_pages::<Value, _>(
+            client,
+            &format!("/apis/apps/v1/namespaces/{}/replicasets", enc(ns)),
+            &format!("labelSelector={}", enc(selector)),
+            Served::FromCache,
+            |items| {
+                for rs in items {
+                    let owned = rs
+                        .pointer("/metadata/ownerReferences")
+                        .and_then(Value::as_array)
+                        .is_some_and(|o| {
+                            o.iter()
+                                .any(|r| r.get("uid").and_then(Value::as_str) == Some(uid))
+                        });
+                    if owned {
+                        rss.push((
+                            rs.pointer("/metadata/name")
+                                .and_then(Value::as_str)
+                                .unwrap_or("")
+                                .to_string(),
+                            rs.pointer("/metadata/uid")
+                                .and_then(Value::as_str)
+                                .unwrap_or("")
+                                .to_string(),
+                        ));
+                    }
+                }
+            },
+        )
+        .await?;
+        let reads = join_all(
+            rss.iter()
+                .map(|(n, u)| read_events(client, ns, n, u, "ReplicaSet")),
+        )
+        .await;
+        for r in reads {
+            match r? {
+                Read::Ok(l) => owner_signals.extend(l),
+                other => gaps.extend(gap_of("replicaset events", &other)),
+            }
+        }
+    }
+    for s in &mut owner_signals {
+        s.source = Some(SignalSource::OwnerEvent);
+    }
+    Ok((owner_signals, gaps))
+}
+
 async fn collect_workload(
     client: &kube::Client,
     ns: &str,
@@ -1053,71 +1131,29 @@ async fn collect_workload(
                 .join(",")
         })
         .unwrap_or_default();
-    let mut owner_signals: Vec<Signal> = Vec::new();
-    let mut gaps = Vec::new();
-    match read_events(client, ns, name, &uid, kind).await? {
-        Read::Ok(l) => owner_signals.extend(l),
-        other => gaps.extend(gap_of("owner events", &other)),
-    }
-    if kind == "Deployment" && !selector.is_empty() {
-        let mut rss = Vec::new();
-        let _ = list_pages::<Value, _>(
-            client,
-            &format!("/apis/apps/v1/namespaces/{}/replicasets", enc(ns)),
-            &format!("labelSelector={}", enc(&selector)),
-            Served::FromCache,
-            |items| {
-                for rs in items {
-                    let owned = rs
-                        .pointer("/metadata/ownerReferences")
-                        .and_then(Value::as_array)
-                        .is_some_and(|o| {
-                            o.iter()
-                                .any(|r| r.get("uid").and_then(Value::as_str) == Some(uid.as_str()))
-                        });
-                    if owned {
-                        rss.push((
-                            rs.pointer("/metadata/name")
-                                .and_then(Value::as_str)
-                                .unwrap_or("")
-                                .to_string(),
-                            rs.pointer("/metadata/uid")
-                                .and_then(Value::as_str)
-                                .unwrap_or("")
-                                .to_string(),
-                        ));
-                    }
-                }
-            },
-        )
-        .await?;
-        let reads = join_all(
-            rss.iter()
-                .map(|(n, u)| read_events(client, ns, n, u, "ReplicaSet")),
-        )
-        .await;
-        for r in reads {
-            match r? {
-                Read::Ok(l) => owner_signals.extend(l),
-                other => gaps.extend(gap_of("replicaset events", &other)),
-            }
+    // What the workload's controllers said (its own events, a Deployment's ReplicaSets') and its Pods are read
+    // side by side: neither waits on the other.
+    let owner = owner_events(client, ns, kind, name, &uid, &selector);
+    let listed = async {
+        let mut pods: Vec<Value> = Vec::new();
+        let mut gaps = Vec::new();
+        if !selector.is_empty() {
+            let r = list_pages::<Value, _>(
+                client,
+                &format!("/api/v1/namespaces/{}/pods", enc(ns)),
+                &format!("labelSelector={}", enc(&selector)),
+                Served::FromCache,
+                |items| pods.extend(items),
+            )
+            .await?;
+            gaps.extend(gap_of("pods", &r));
         }
-    }
-    for s in &mut owner_signals {
-        s.source = Some(SignalSource::OwnerEvent);
-    }
-    let mut pods: Vec<Value> = Vec::new();
-    if !selector.is_empty() {
-        let r = list_pages::<Value, _>(
-            client,
-            &format!("/api/v1/namespaces/{}/pods", enc(ns)),
-            &format!("labelSelector={}", enc(&selector)),
-            Served::FromCache,
-            |items| pods.extend(items),
-        )
-        .await?;
-        gaps.extend(gap_of("pods", &r));
-    }
+        Ok::<_, Error>((pods, gaps))
+    };
+    let (owner, listed) = futures::future::join(owner, listed).await;
+    let (owner_signals, mut gaps) = owner?;
+    let (pods, pod_gaps) = listed?;
+    gaps.extend(pod_gaps);
     let not_ready: Vec<Value> = pods
         .into_iter()
         .filter(|p| {

@@ -1409,11 +1409,11 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "nvidia-smi's output on the node (or in a GPU Pod), the node's kernel log",
-        pattern: r"\bNVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver\b|\bNVRM: The NVIDIA (?P<gpu>[\w -]{2,40}?) GPU installed in this system is (?:NVRM: )?supported through the NVIDIA (?P<legacy>[\d.]+xx) Legacy drivers|\bNVRM: (?:GPU \S+ )?RmInitAdapter failed!|\bNVRM: The NVIDIA probe routine (?:was not called|failed) for \d+ devic|\bnvidia(?: [0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2}\.\d)?: probe (?:of \S+ |with driver nvidia )failed with error -?\d+|\bNVRM: None of the NVIDIA devices were initialized\b|\b(?:Startup|Liveness|Readiness) probe failed: No devices were found\b|\bfailed to initiali[sz]e nvml: (?:Driver Not Loaded|ERROR_DRIVER_NOT_LOADED)\b",
+        pattern: r"\bNVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver\b|\bNVRM: The NVIDIA (?P<gpu>[\w -]{2,40}?) GPU installed in this system is (?:NVRM: )?supported through the NVIDIA (?P<legacy>[\d.]+xx) Legacy drivers|\bRmInitAdapter failed!|\bOpen nvidia\.ko is only ready for use on Data Center GPUs\b|\bNVRM: The NVIDIA probe routine (?:was not called|failed) for \d+ devic|\bnvidia(?: [0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2}\.\d)?: probe (?:of \S+ |with driver nvidia )failed with error -?\d+|\bNVRM: None of the NVIDIA devices were initialized\b|\b(?:Startup|Liveness|Readiness) probe failed: No devices were found\b|\bfailed to initiali[sz]e nvml: (?:Driver Not Loaded|ERROR_DRIVER_NOT_LOADED)\b",
         summary: "the NVIDIA driver on the node does not answer ({gpu|the kernel module is not loaded or does not fit the GPU}), so nothing can use or advertise its GPUs",
         explanation: doc!(
             "`nvidia-smi` reaches the GPUs through the NVIDIA kernel driver; it says it could not communicate with the driver when the kernel module is not loaded, failed to bind the GPU, or does not match the user-space libraries. Without a working driver the device plugin finds no GPU to advertise, and a container given the GPU cannot use it.",
-            "The driver was not installed for the running kernel (a kernel upgrade without DKMS or a matching precompiled module), the node loads a module that does not support its GPU (the open kernel module on a pre-Turing GPU, a current driver on a GPU only the legacy 470.xx branch supports, which the kernel log names), or `nouveau` holds the GPU.",
+            "The driver was not installed for the running kernel (a kernel upgrade without DKMS or a matching precompiled module), the node loads a module that does not support its GPU (the open kernel module on a pre-Turing GPU, or on a GeForce or workstation GPU with a driver that supports the open module only on data-center GPUs unless `NVreg_OpenRmEnableUnsupportedGpus=1` is set, which the kernel log says; a current driver on a GPU only the legacy 470.xx branch supports, which the kernel log names), or `nouveau` holds the GPU.",
             "On the node, read `dmesg | grep -i -e NVRM -e nvidia` and `lsmod | grep nvidia`, install the driver branch the GPU needs for the running kernel (or use a node image that ships it), and restart the device plugin.",
         ),
         next: &[
@@ -4023,7 +4023,7 @@ pub static RULES: &[Rule] = &[
         category: C::HandlerMissing,
         gate: G::Runtime,
         looks_at: "container log, Failed event (StartError, RunContainerError), kubectl exec output",
-        pattern: r#"exec: \\?"nvidia-smi\\?": executable (?:file )?(?:not found|(?:n|no|not)$)|\bnvidia-smi: (?:command )?not found|\bcommand not found: nvidia-smi\b"#,
+        pattern: r#"exec: \\?"nvidia-smi\\?": executable (?:file )?(?:not found|(?:n|no|not)$)|\bnvidia-smi: (?:command )?not found|\bcommand not found: nvidia-smi\b|\bexecutable file [`'"]?nvidia-smi[`'"]? not found in \$PATH"#,
         summary: "nvidia-smi is not in the container: it was not started by the nvidia runtime, which injects the driver's utilities and libraries",
         explanation: doc!(
             "The container started (or its command was looked up), but `nvidia-smi` is not there. Images do not ship it: the NVIDIA Container Toolkit mounts it, with the driver's libraries, from the host when the container is created by the `nvidia` runtime. Device nodes (`/dev/nvidia0`) may be there, since the device plugin adds those itself.",

@@ -345,6 +345,86 @@ async fn owner_events_fall_back_to_events_v1() {
     );
 }
 
+/// A workload's controllers' events and its Pods are read side by side: this apiserver answers no events
+/// until the Pods have been listed, which a collection that waited on the events first would never do (the
+/// held answers then fail after 2 s of silence).
+#[tokio::test]
+async fn a_workloads_events_and_its_pods_are_read_side_by_side() {
+    let (svc, mut handle) = tower_test::mock::pair::<Request<Body>, Response<Body>>();
+    let respond = |send: tower_test::mock::SendResponse<Response<Body>>, code: u16, body: Value| {
+        send.send_response(
+            Response::builder()
+                .status(StatusCode::from_u16(code).unwrap())
+                .body(Body::from(serde_json::to_vec(&body).unwrap()))
+                .unwrap(),
+        );
+    };
+    let server = tokio::spawn(async move {
+        let mut held = Vec::new();
+        let mut listed_while_events_waited = false;
+        let mut pods_listed = false;
+        while let Ok(Some((req, send))) =
+            tokio::time::timeout(std::time::Duration::from_secs(2), handle.next_request()).await
+        {
+            match req.uri().path() {
+                "/apis/apps/v1/namespaces/ml/deployments/d" => respond(
+                    send,
+                    200,
+                    json!({"kind": "Deployment", "apiVersion": "apps/v1",
+                        "metadata": {"name": "d", "namespace": "ml", "uid": "d-1"},
+                        "spec": {"selector": {"matchLabels": {"app": "gpu"}}}}),
+                ),
+                "/api/v1/namespaces/ml/events" if !pods_listed => held.push(send),
+                "/api/v1/namespaces/ml/events" => respond(
+                    send,
+                    200,
+                    json!({"kind": "EventList", "metadata": {}, "items": []}),
+                ),
+                "/apis/apps/v1/namespaces/ml/replicasets" => respond(
+                    send,
+                    200,
+                    json!({"kind": "ReplicaSetList", "metadata": {}, "items": []}),
+                ),
+                "/api/v1/namespaces/ml/pods" => {
+                    pods_listed = true;
+                    listed_while_events_waited = !held.is_empty();
+                    respond(
+                        send,
+                        200,
+                        json!({"kind": "PodList", "metadata": {}, "items": []}),
+                    );
+                    for send in held.drain(..) {
+                        respond(
+                            send,
+                            200,
+                            json!({"kind": "EventList", "metadata": {}, "items": []}),
+                        );
+                    }
+                }
+                other => respond(
+                    send,
+                    404,
+                    json!({"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "NotFound", "code": 404, "message": format!("{other} not found")}),
+                ),
+            }
+        }
+        listed_while_events_waited
+    });
+    let target = TargetSpec::Workload {
+        kind: "Deployment".into(),
+        name: "d".into(),
+    };
+    let evs = collect(&kube::Client::new(svc, "default"), "ml", &target)
+        .await
+        .expect("collects");
+    assert_eq!(evs.len(), 1);
+    assert!(evs[0].gaps.is_empty(), "{:?}", evs[0].gaps);
+    assert!(
+        server.await.unwrap(),
+        "the Pods were listed only after the events were answered"
+    );
+}
+
 #[tokio::test]
 async fn a_failing_pod_read_is_an_error() {
     let mut routes = Routes::new();
