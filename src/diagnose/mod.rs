@@ -197,18 +197,15 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
     }
     // A driver installer's log that reaches its end did not stop short (`rules::log_end_lines`). When the
     // paste holds several Pods' logs (`kubectl logs --prefix`), one node's finished run says nothing of
-    // another's.
+    // another's, nor of a log pasted without the prefix.
     let finished = |h: &Hit<'_>| {
         let ends = crate::rules::log_end_lines(h.finding.rule.id);
         let writer = log_writer(h.signal);
         !ends.is_empty()
-            && ev.signals.iter().any(|s| {
-                ends.iter().any(|e| s.message.contains(e))
-                    && match (writer, log_writer(s)) {
-                        (Some(a), Some(b)) => a == b,
-                        _ => true,
-                    }
-            })
+            && ev
+                .signals
+                .iter()
+                .any(|s| ends.iter().any(|e| s.message.contains(e)) && log_writer(s) == writer)
     };
     hits.retain(|h| !finished(h));
 
@@ -1092,10 +1089,20 @@ fn log_unexplained(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
     if d.primary != Category::Unknown || ev.pod.is_some() || ev.target.name.is_some() {
         return d;
     }
+    // Each line as it was pasted: a `kubectl logs --prefix` line keeps its writer, which names the component.
     let text = ev
         .signals
         .iter()
-        .map(|s| s.message.to_ascii_lowercase())
+        .map(|s| match log_writer(s) {
+            Some(w) => s
+                .message
+                .lines()
+                .map(|l| format!("[{w}] {l}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+                .to_ascii_lowercase(),
+            None => s.message.to_ascii_lowercase(),
+        })
         .collect::<Vec<_>>()
         .join("\n");
     // Log lines (klog, Go's log, logrus, JSON), not a listing that names the plugin's DaemonSet.
@@ -1219,6 +1226,12 @@ fn failing_validation(text: &str) -> Option<&'static str> {
     };
     named(lines[looping]).or_else(|| {
         lines[..looping].iter().rev().find_map(|l| {
+            // An evidence line of several Pods' logs starts with its writer (`[pod/NAME/CONTAINER] `).
+            let l = l.trim();
+            let l = l
+                .strip_prefix("[pod/")
+                .and_then(|w| w.split_once("] "))
+                .map_or(l, |(_, said)| said);
             let head = l.trim().strip_suffix(':')?;
             CHECKS.into_iter().find(|c| head.eq_ignore_ascii_case(c))
         })
@@ -2217,18 +2230,20 @@ fn shell_word(v: &str) -> String {
 const MAX_EVIDENCE: usize = 4;
 
 fn push_evidence(evidence: &mut Vec<EvidenceLine>, s: &Signal) -> bool {
+    // A reason-only signal (a `get pods` STATUS, `Reason:` without a message) shows its reason; a line of
+    // several Pods' logs names its Pod, as `kubectl logs --prefix` printed it.
+    let said = if s.message.trim().is_empty() {
+        s.reason.as_deref().unwrap_or("").to_string()
+    } else {
+        match log_writer(s) {
+            Some(w) => format!("[{w}] {}", s.message.trim()),
+            None => s.message.trim().to_string(),
+        }
+    };
     let line = EvidenceLine {
         source: s.source.unwrap_or(SignalSource::Text),
         reason: s.reason.clone(),
-        // A reason-only signal (a `get pods` STATUS, `Reason:` without a message) shows its reason.
-        text: sanitize::clean(
-            if s.message.trim().is_empty() {
-                s.reason.as_deref().unwrap_or("")
-            } else {
-                s.message.trim()
-            },
-            true,
-        ),
+        text: sanitize::clean(&said, true),
         count: s.count,
     };
     if evidence.iter().any(|e| e.text == line.text) {
@@ -2428,11 +2443,13 @@ fn pick_primary(causes: &[Cause], ctx: &Context) -> usize {
         // Only within the gate: a finding that blocks nothing (a shared GPU's OOM) does not stand for a
         // failure another line reports.
         let gate = causes[primary].gate;
-        // Nor does a workload's own report (its OOM) stand for the failure another line reports.
+        // Nor does a workload's own report (its OOM) stand for the failure another line reports, unless it is
+        // a report at a GPU gate (`nvidia-smi` in the container without its CUDA library) that says more.
         match causes.iter().position(|c| {
             c.gate == gate
                 && c.rule.is_some_and(|r| {
-                    crate::rules::refines(r, general) && !crate::rules::is_workload_report(r)
+                    crate::rules::refines(r, general)
+                        && (!crate::rules::is_workload_report(r) || is_gpu_category(c.category))
                 })
         }) {
             Some(specific) => primary = specific,
@@ -2442,13 +2459,18 @@ fn pick_primary(causes: &[Cause], ctx: &Context) -> usize {
     primary
 }
 
+/// Whether a category is one of the GPU's gates (not `other`, `none` or `unknown`).
+fn is_gpu_category(c: Category) -> bool {
+    !matches!(c, Category::Other | Category::None | Category::Unknown)
+}
+
 fn pick_by_gate(causes: &[Cause], ctx: &Context) -> usize {
     // A program's own error (GW528) says only that some container ran: a paste that also holds a cause at an
     // earlier gate is about what that cause stops (a worker Pending beside its head's log). The reporter's
     // words and findings that block nothing do not count.
     // A report at a GPU gate (a CUDA image that finds no driver, GW461) also yields to a GPU cause at its own
-    // gate, which is what leaves the container without its driver.
-    let gpu_gate = |c: Category| !matches!(c, Category::Other | Category::None | Category::Unknown);
+    // gate, which is what leaves the container without its driver, unless it says more about that cause
+    // (GW462 refines GW420).
     let weak = |i: usize| {
         causes[i].rule.is_some_and(crate::rules::is_workload_report)
             && causes.iter().any(|c| {
@@ -2456,7 +2478,12 @@ fn pick_by_gate(causes: &[Cause], ctx: &Context) -> usize {
                     && (matches!(
                         c.gate,
                         Gate::Admission | Gate::Scheduling | Gate::DeviceAdmission
-                    ) || (gpu_gate(causes[i].category) && gpu_gate(c.category)))
+                    ) || (is_gpu_category(causes[i].category)
+                        && is_gpu_category(c.category)
+                        && !causes[i]
+                            .rule
+                            .zip(c.rule)
+                            .is_some_and(|(report, other)| crate::rules::refines(report, other))))
                     && !matches!(c.category, Category::None | Category::Unknown)
             })
     };
@@ -2582,7 +2609,8 @@ fn gpu_key(key: &str) -> bool {
 /// 4. a taint beside a selector mismatch: no node both passed the taints and matched the selector, so the
 ///    selected nodes are tainted, or none exists. A named custom taint, or an unnamed one when the Pod selects
 ///    GPU labels (so the selected nodes are GPU nodes), says the selected nodes are the tainted ones; an
-///    unnamed taint beside any other selector is most often the control plane, so the selector is what to fix;
+///    unnamed taint beside any other selector is most often the control plane, and a system pool's taint
+///    (`CriticalAddonsOnly`) marks nodes that hold no GPU, so the selector is what to fix;
 /// 5. control-plane, node-condition and absent-node reasons only when nothing else is left.
 fn scheduling_primary(causes: &[Cause], idx: &[usize], ctx: &Context) -> Option<usize> {
     let gpu_selector = ctx.gpu_selector;
@@ -2598,7 +2626,16 @@ fn scheduling_primary(causes: &[Cause], idx: &[usize], ctx: &Context) -> Option<
     if let Some(g) = find(&|c| rule(c, "GW115")) {
         return Some(g);
     }
-    let named_custom_taint = |c: &Cause| rule(c, "GW103") || (gpu_selector && rule(c, "GW104"));
+    // A system pool's taint (AKS's and EKS's `CriticalAddonsOnly`, an infra or control-plane role) keeps
+    // workloads off nodes that are not where the GPUs are.
+    let system_taint = |c: &Cause| {
+        rule(c, "GW103")
+            && detail(c, "key").is_some_and(|k| {
+                k.starts_with("node-role.kubernetes.io/") || k == "CriticalAddonsOnly"
+            })
+    };
+    let named_custom_taint =
+        |c: &Cause| (rule(c, "GW103") && !system_taint(c)) || (gpu_selector && rule(c, "GW104"));
     let count = |c: &Cause| c.details.get("count").and_then(Value::as_u64);
     // A reason that every node reports blocks every node: it is what to fix.
     let universal = |c: &Cause| {
@@ -2618,12 +2655,7 @@ fn scheduling_primary(causes: &[Cause], idx: &[usize], ctx: &Context) -> Option<
     };
     // A taint on a dedicated pool (not the control plane, infra or a node condition) marks where the GPUs
     // are: the untainted nodes said Insufficient, the pool never reached the resource check.
-    let pool_taint = |c: &Cause| {
-        rule(c, "GW103")
-            && !detail(c, "key").is_some_and(|k| {
-                k.starts_with("node-role.kubernetes.io/") || k == "CriticalAddonsOnly"
-            })
-    };
+    let pool_taint = |c: &Cause| rule(c, "GW103") && !system_taint(c);
     // A device plugin that crashes, cannot start or finds no GPU (its own log, or a node listing that shows
     // no GPU advertised) explains a GPU shortfall.
     let gpu_short =
@@ -3103,6 +3135,63 @@ mod tests {
         assert!(d.is_blocked());
     }
 
+    /// What a container's GPU tools print (`nvidia-smi` without the CUDA library, ROCm refused `/dev/kfd`) and
+    /// NCCL's shared-memory error may come from the node or another Pod (the device plugin's `nvidia-smi`, a
+    /// host's `rocminfo`): they yield to a cause at an earlier gate, and do not say a Pending Pod was placed.
+    #[test]
+    fn a_containers_gpu_tools_do_not_speak_for_a_pod_that_was_not_placed() {
+        let fit = || {
+            event(
+                "FailedScheduling",
+                "0/2 nodes are available: 2 Insufficient nvidia.com/gpu. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.",
+            )
+        };
+        let reports = [
+            "| NVIDIA-SMI 470.182.03   Driver Version: 470.182.03   CUDA Version: N/A      |",
+            "Unable to open /dev/kfd read-write: Permission denied",
+            "Error while creating shared memory segment /dev/shm/nccl-F9ffgB (size 9637888)",
+        ];
+        for report in reports {
+            let d = diagnose(&ev(vec![fit(), log(report)]));
+            assert_eq!(d.causes[0].rule, Some("GW105"), "{report}");
+            let d = diagnose(&ev(vec![
+                event(
+                    "UnexpectedAdmissionError",
+                    "Allocate failed due to rpc error: code = Unavailable desc = transport is closing, which is unexpected",
+                ),
+                log(report),
+            ]));
+            assert_eq!(d.gate, Gate::DeviceAdmission, "{report}");
+            // A Pod shown Pending on no node: the report is not its own.
+            let mut pending = ev(vec![log(report)]);
+            pending.pod = Some(PodFacts {
+                phase: Some("Pending".into()),
+                ..Default::default()
+            });
+            assert!(
+                diagnose(&pending).causes.iter().all(|c| c.rule.is_none()),
+                "{report}"
+            );
+        }
+        // Alone, or beside the program's failure to find the driver that it explains, each is the answer.
+        let d = diagnose(&ev(vec![
+            log(
+                "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx",
+            ),
+            log(reports[0]),
+        ]));
+        assert_eq!(d.causes[0].rule, Some("GW462"));
+        assert_eq!(d.primary, Category::RuntimeHook);
+        assert_eq!(
+            diagnose(&ev(vec![log(reports[1])])).causes[0].rule,
+            Some("GW463")
+        );
+        assert_eq!(
+            diagnose(&ev(vec![log(reports[2])])).causes[0].rule,
+            Some("GW534")
+        );
+    }
+
     #[test]
     fn custom_taint_with_selector_mismatch_is_the_taint() {
         let d = diagnose(&ev(vec![event(
@@ -3137,6 +3226,18 @@ mod tests {
             "0/5 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 4 node(s) didn't match Pod's node affinity/selector.",
         )]));
         assert_eq!(d.primary, Category::NodeAffinity);
+        // A system pool's taint (AKS, EKS) is on nodes that hold no GPU, as the control plane's is; a pool of
+        // spot GPU nodes is tainted where the GPUs are.
+        let d = diagnose(&ev(vec![event(
+            "FailedScheduling",
+            "0/3 nodes are available: 1 node(s) had untolerated taint {CriticalAddonsOnly: true}, 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+        )]));
+        assert_eq!(d.primary, Category::NodeAffinity);
+        let d = diagnose(&ev(vec![event(
+            "FailedScheduling",
+            "0/3 nodes are available: 1 node(s) had untolerated taint {kubernetes.azure.com/scalesetpriority: spot}, 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+        )]));
+        assert_eq!(d.primary, Category::Taint);
     }
 
     #[test]

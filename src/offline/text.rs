@@ -3,7 +3,8 @@
 //! prefix), `kubectl get events` tables, YAML fragments (`message: '…'`), kubelet/containerd/journal log
 //! lines (with their escaped quotes), and bare messages. Everything that is not recognised as a field
 //! becomes a plain-text signal; nothing is dropped silently. A pasted `kubectl logs` command says whose log the
-//! paste holds.
+//! paste holds; so does each line of `kubectl logs --prefix` (`[pod/NAME/CONTAINER] …`), whose writer is kept
+//! apart from the message.
 
 use std::sync::LazyLock;
 
@@ -239,6 +240,16 @@ pub(super) fn read(input: &str) -> Evidence {
                 container: whose.container,
             });
         }
+    } else if let Some(writer) = writers.iter().flatten().next()
+        && writers.iter().flatten().all(|w| w == writer)
+        && let Some((pod, container)) = writer.strip_prefix("pod/").and_then(|w| w.split_once('/'))
+    {
+        // `kubectl logs --prefix` of one Pod's containers names the Pod on every line.
+        ev.logs_of = Some(LogsOf {
+            pod: sanitize::clean(pod, true),
+            namespace: None,
+            container: Some(sanitize::clean(container, true)),
+        });
     }
     if ev.target.name.is_none() {
         for s in &ev.signals {

@@ -754,17 +754,18 @@ mod tests {
         let _ = &*COMPILED;
     }
 
-    /// A workload's reports are runtime findings and no GPU gate, except a CUDA image's banner that it finds
-    /// no driver (GW461), which is what a missing nvidia runtime leaves behind.
+    /// A workload's reports are runtime findings and no GPU gate, except what a container's GPU tools say
+    /// of the GPU they find: a CUDA image's banner that it finds no driver (GW461, what a missing nvidia
+    /// runtime leaves behind), `nvidia-smi` without the CUDA library (GW462), ROCm refused `/dev/kfd` (GW463).
     #[test]
     fn workload_reports_are_runtime_findings_that_are_no_gpu_gate() {
         assert!(table::WORKLOAD_REPORT.contains(&WORKLOAD_ERROR));
         for id in table::WORKLOAD_REPORT {
             let r = by_id(id).unwrap_or_else(|| panic!("{id} is not in the table"));
-            let category = if *id == "GW461" {
-                Category::HandlerMissing
-            } else {
-                Category::Other
+            let category = match *id {
+                "GW461" => Category::HandlerMissing,
+                "GW462" | "GW463" => Category::RuntimeHook,
+                _ => Category::Other,
             };
             assert_eq!((r.category, r.gate), (category, Gate::Runtime), "{id}");
         }
@@ -898,6 +899,13 @@ mod tests {
             handler(&format!("{head} \"nvidia\"  ")).as_deref(),
             Some("nvidia")
         );
+        for cut in ["...", "…", " is", " is configu", " ..."] {
+            assert_eq!(
+                handler(&format!("{head} \"nvidia\"{cut}")).as_deref(),
+                Some("nvidia"),
+                "{cut}"
+            );
+        }
         assert_eq!(handler(&format!("{head} \"nvid")), None);
         assert_eq!(
             handler(&format!("{head} \"nvidia-cdi\" is configured")).as_deref(),

@@ -156,11 +156,13 @@ pub static REFINES: &[(&str, &str)] = &[
 /// CUDA running out of memory (GW529), an unlicensed vGPU (GW530), a GPU operation it lacks the privilege for
 /// (GW531), a build without GPU support (GW532), an X server without a console (GW533), NCCL without enough shared
 /// memory (GW534), a CUDA image's banner that
-/// it finds no driver (GW461). Such a report may be another Pod's or the node's, so it does not say this Pod was
-/// scheduled, is never a Pending Pod's, and yields to a cause at an earlier gate (GW461, the one at a GPU gate,
-/// also to any GPU cause at its own gate: the banner is what that cause leaves behind).
+/// it finds no driver (GW461), `nvidia-smi` without the CUDA library (GW462), ROCm refused `/dev/kfd` (GW463).
+/// Such a report may be another Pod's or the node's (`nvidia-smi` and `rocminfo` run on the host, or in the
+/// device plugin's Pod), so it does not say this Pod was scheduled, is never a Pending Pod's, and yields to a
+/// cause at an earlier gate (the ones at a GPU gate, GW461 to GW463, also to any GPU cause at their own gate
+/// that they do not refine: the banner is what that cause leaves behind).
 pub static WORKLOAD_REPORT: &[&str] = &[
-    "GW528", "GW529", "GW530", "GW531", "GW532", "GW533", "GW534", "GW461",
+    "GW528", "GW529", "GW530", "GW531", "GW532", "GW533", "GW534", "GW461", "GW462", "GW463",
 ];
 
 /// Rules that read a driver installer's log that stops short, with the lines that end a finished run: a log
@@ -3228,7 +3230,7 @@ pub static RULES: &[Rule] = &[
         category: C::HandlerMissing,
         gate: G::Runtime,
         looks_at: "FailedCreatePodSandBox event",
-        pattern: r#"(?:(?P<wrapper>failed to get sandbox runtime|unable to get OCI runtime for sandbox "[0-9a-f]*"): )?no runtime for "(?P<handler>[^"]*)" is configured|(?P<wrapper_alt>failed to get sandbox runtime|unable to get OCI runtime for sandbox "[^"]*"): no runtime for "(?:(?P<handler_alt>[^"\s]{1,40})"\s*$|[^"\s]{0,40}(?:$|\s))"#,
+        pattern: r#"(?:(?P<wrapper>failed to get sandbox runtime|unable to get OCI runtime for sandbox "[0-9a-f]*"): )?no runtime for "(?P<handler>[^"]*)" is configured|(?P<wrapper_alt>failed to get sandbox runtime|unable to get OCI runtime for sandbox "[^"]*"): no runtime for "(?:(?P<handler_alt>[^"\s]{1,40})"(?:\s+i(?:s(?:\s+c[a-z]*)?)?)?\s*(?:\.\.\.?|\xE2\x80\xA6)?\s*$|[^"\s]{0,40}(?:$|\s))"#,
         summary: "containerd on the node has no runtime named {handler|… (the name is cut off in the paste)} in its runtimes table",
         explanation: doc!(
             "The RuntimeClass exists and names handler `{handler}`, but containerd on the node has no `runtimes.{handler}` entry, so the sandbox cannot be created. The apiserver never checks handlers.",
@@ -4947,11 +4949,11 @@ pub static RULES: &[Rule] = &[
         gate: G::Runtime,
         looks_at: "`rocminfo` or a ROCm program in the container",
         pattern: r"\bUnable to open /dev/kfd read-write: (?P<why>Permission denied|Operation not permitted)\b",
-        summary: "the container has AMD's compute device /dev/kfd but may not open it ({why}): its user is not in the device's group, or the container's device rules do not allow it",
+        summary: "the container has AMD's compute device /dev/kfd but may not open it ({why}): its user is not in the device's group, the container runs in a user namespace, or its device rules or SELinux refuse it",
         explanation: doc!(
             "ROCm opens `/dev/kfd` (and the GPU's `/dev/dri/renderD*` node) read-write before it uses an AMD GPU. The device node is in the container, but the open is refused, so `rocminfo` stops and frameworks find no GPU (`No devices found`).",
-            "The device nodes belong to the host's `render` or `video` group and the container's user is not in a group with that number (a non-root user, a rootless runtime, a group id that differs between the host and the image), or the container's device cgroup does not allow the device (a hand-mounted hostPath instead of the AMD device plugin's allocation).",
-            "Ask for the GPU through the AMD device plugin (`amd.com/gpu`) rather than a hostPath, and add the device's group id to the Pod (`securityContext.supplementalGroups`, the number `ls -ln /dev/kfd` shows on the node).",
+            "A non-root user not in a group with the number of the node's `render` or `video` group (the ids differ between the host and the image); a root that is root only in a user namespace (a rootless runtime, a Pod with `hostUsers: false`), where the host's group permissions do not map; a device cgroup that does not allow the device (a hand-mounted hostPath instead of the AMD device plugin's allocation); or SELinux labels on the device nodes.",
+            "Ask for the GPU through the AMD device plugin (`amd.com/gpu`) rather than a hostPath; run the Pod in the host's user namespace; add the device's group id (`ls -ln /dev/kfd` on the node) to `securityContext.supplementalGroups` for a non-root user; on SELinux nodes check the audit log for denials.",
         ),
         next: &[
             Next {
@@ -4965,7 +4967,7 @@ pub static RULES: &[Rule] = &[
                 why: "read the group ids that own AMD's device nodes on the node",
             },
         ],
-        fix: Some("securityContext:\n  supplementalGroups: [<gid of /dev/kfd on the node>]"),
+        fix: None,
         example: "(base) steven@LinuxPC:~$ docker exec -it ollama rocminfo\nROCk module version 6.8.5 is loaded\nUnable to open /dev/kfd read-write: Permission denied\nroot is not member of \"video\" group, the default DRM access group.",
         example_source: "https://github.com/ollama/ollama/issues/6685",
         near_miss: "Unable to open /dev/kfd read-write: Cannot allocate memory",
@@ -5782,21 +5784,21 @@ pub static RULES: &[Rule] = &[
     },
     Rule {
         id: "GW534",
-        name: "shared-memory-too-small",
+        name: "nccl-shared-memory-failed",
         category: C::Other,
         gate: G::Runtime,
         looks_at: "the container's log (NCCL's error, from PyTorch, vLLM or another multi-GPU program)",
-        pattern: r"\bError while (?:creating|attaching to) shared memory segment (?P<segment>/dev/shm/\S+) \(size \d+\)|\bfailed to extend (?P<segment_alt>/dev/shm/nccl-\S+) to \d+ bytes",
-        summary: "the program's NCCL cannot use the container's shared memory ({segment}): a container's /dev/shm is 64 MiB unless the Pod mounts a larger one; the GPUs are not what stops it",
+        pattern: r"\bError while (?:creating|attaching to) shared memory segment (?P<segment>/dev/shm/\S+) \(size \d+\)(?:, error: (?P<error>[A-Za-z][^(\n]{0,60}?) \(\d+\))?|\bfailed to extend (?P<segment_alt>/dev/shm/nccl-\S+) to \d+ bytes",
+        summary: "the program's NCCL cannot use its shared-memory segment {segment} ({error|it could not be created or mapped}): a container's /dev/shm is 64 MiB unless the Pod mounts a larger one, and NCCL's processes must share one; the GPUs are not what stops it",
         explanation: doc!(
-            "The Pod runs and has its GPUs. NCCL, which moves data between the GPUs of one node, keeps its buffers in shared memory under `/dev/shm`, and creating (or mapping) a segment there failed, so the program stops with `unhandled system error`.",
-            "A container's `/dev/shm` is the runtime's default of 64 MiB, far less than NCCL needs for several GPUs; the chart's `shmSize` setting was not applied, or the Pod mounts no memory-backed volume there. A segment another process created and this one cannot find (`attaching to`) is the same limit, or processes that do not share one `/dev/shm`.",
-            "Mount a memory-backed `emptyDir` at `/dev/shm` with a size limit the workload needs (several GiB for tensor parallelism), or set the chart's shared-memory option; the GPU stack needs no change.",
+            "The Pod runs and has its GPUs. NCCL, which moves data between the GPUs of one node, keeps its buffers in shared memory under `/dev/shm`, and creating or mapping a segment there failed, so the program stops with `unhandled system error`.",
+            "A segment that cannot be created or grown (`No space left on device`, `failed to extend`, or no error named) is the container's `/dev/shm` at the runtime's default of 64 MiB, far less than NCCL needs for several GPUs: the chart's `shmSize` setting was not applied, or the Pod mounts no memory-backed volume there. A segment another process created that this one cannot find (`attaching to …: No such file or directory`) means the processes do not share one `/dev/shm` (separate containers or Pods), or the creator removed it after failing.",
+            "Mount a memory-backed `emptyDir` at `/dev/shm` with a size limit the workload needs (several GiB for tensor parallelism), or set the chart's shared-memory option, and run the ranks of one node in one container (or set `NCCL_SHM_DISABLE=1` to use another transport); the GPU stack needs no change.",
         ),
         next: &[Next {
             command: "kubectl exec {pod} -n {namespace} -- df -h /dev/shm",
             place: Cluster,
-            why: "see the size of the container's shared memory",
+            why: "see the size and use of the container's shared memory",
         }],
         fix: Some(
             "volumes:\n- name: dshm\n  emptyDir:\n    medium: Memory\n    sizeLimit: 8Gi\ncontainers:\n- volumeMounts:\n  - name: dshm\n    mountPath: /dev/shm",

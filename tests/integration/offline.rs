@@ -196,6 +196,36 @@ fn a_driver_installer_log_is_the_answer_only_when_it_stops_short() {
     }
 }
 
+/// `kubectl logs --prefix` names each line's Pod: a GPU-stack log read by whose it is (the device plugin's
+/// start-up that stops short) is read so with the component's name only in the prefix, and the evidence
+/// shows which Pod said it.
+#[test]
+fn a_prefixed_log_is_read_by_the_pod_its_prefix_names() {
+    let writer = "[pod/nvidia-device-plugin-daemonset-x2v9k/nvidia-device-plugin-ctr]";
+    let log: String = [
+        "I0501 10:00:00.000000       1 main.go:178] Starting FS watcher.",
+        "I0501 10:00:00.100000       1 main.go:185] Starting OS watcher.",
+        "I0501 10:00:00.200000       1 main.go:200] Starting Plugins.",
+    ]
+    .iter()
+    .map(|l| format!("{writer} {l}\n"))
+    .collect();
+    let (_, evs) = gpuwhy::offline::parse(&log, "paste").unwrap();
+    let d = &gpuwhy::diagnose::diagnose_all(&evs)[0];
+    assert_eq!(d.primary.as_str(), "device-plugin", "{d:#?}");
+    assert!(
+        d.causes[0].evidence[0].text.starts_with(writer),
+        "{:?}",
+        d.causes[0].evidence
+    );
+    // The same lines with no word of whose they are say nothing.
+    let bare: String = log
+        .lines()
+        .map(|l| format!("{}\n", &l[writer.len() + 1..]))
+        .collect();
+    assert_eq!(primary(&bare), "unknown");
+}
+
 /// The real pastes under tests/fixtures/real, in name order.
 fn real_pastes() -> Vec<std::path::PathBuf> {
     let mut files: Vec<_> = std::fs::read_dir(fixture("real"))
