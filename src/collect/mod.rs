@@ -267,8 +267,9 @@ fn gap_of<T>(check: &str, r: &Read<T>) -> Option<Gap> {
 /// The most requests a target's collection makes one after another, each bounded by `--request-timeout`
 /// (a list of many pages adds its pages): a Pod is read, then one wave whose longest chain is two (core/v1
 /// events, then events.k8s.io/v1 when core/v1 refuses); a workload is read, then its controllers' events
-/// beside its Pods, three deep either way (a Deployment's ReplicaSets listed, then their events with the same
-/// fallback; the Pods listed, then each Pod's wave).
+/// beside its Pods, three deep either way (its own events, two, beside a Deployment's ReplicaSets listed and
+/// then their events with the same fallback, three; the Pods listed, then each Pod's wave, three). The
+/// suggestions for a Pod that is not found list the namespace's Pods after the 404, one request a page.
 pub fn requests_in_sequence(target: &TargetSpec) -> u32 {
     match target {
         TargetSpec::Pod(_) => 3,
@@ -1018,12 +1019,37 @@ async fn owner_events(
     uid: &str,
     selector: &str,
 ) -> Result<(Vec<Signal>, Vec<Gap>)> {
+    // The workload's own events beside its ReplicaSets' (listed, then read): neither waits on the other.
+    let (own, replicasets) = futures::future::join(
+        read_events(client, ns, name, uid, kind),
+        replicaset_events(client, ns, uid, selector, kind),
+    )
+    .await;
     let mut owner_signals: Vec<Signal> = Vec::new();
     let mut gaps = Vec::new();
-    match read_events(client, ns, name, uid, kind).await? {
+    match own? {
         Read::Ok(l) => owner_signals.extend(l),
         other => gaps.extend(gap_of("owner events", &other)),
     }
+    let (rs_signals, rs_gaps) = replicasets?;
+    owner_signals.extend(rs_signals);
+    gaps.extend(rs_gaps);
+    for s in &mut owner_signals {
+        s.source = Some(SignalSource::OwnerEvent);
+    }
+    Ok((owner_signals, gaps))
+}
+
+/// A Deployment's ReplicaSets' events (where `FailedCreate` says why no Pod exists); none for other kinds.
+async fn replicaset_events(
+    client: &kube::Client,
+    ns: &str,
+    uid: &str,
+    selector: &str,
+    kind: &str,
+) -> Result<(Vec<Signal>, Vec<Gap>)> {
+    let mut owner_signals: Vec<Signal> = Vec::new();
+    let mut gaps = Vec::new();
     if kind == "Deployment" && !selector.is_empty() {
         let mut rss = Vec::new();
         let _ = list_pages::<Value, _>(
@@ -1067,9 +1093,6 @@ async fn owner_events(
                 other => gaps.extend(gap_of("replicaset events", &other)),
             }
         }
-    }
-    for s in &mut owner_signals {
-        s.source = Some(SignalSource::OwnerEvent);
     }
     Ok((owner_signals, gaps))
 }

@@ -195,6 +195,11 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
     {
         hits.retain(|h| h.finding.rule.id != "GW401" || h.finding.captures.contains_key("handler"));
     }
+    // A CUDA image's banner that finds no driver beside `nvidia-smi` that ran in the container without the CUDA
+    // library (GW462): the runtime did put the driver's utilities in, and the banner is GW462's missing libcuda.
+    if hits.iter().any(|h| h.finding.rule.id == "GW462") {
+        hits.retain(|h| h.finding.rule.id != "GW461");
+    }
     // A driver installer's log that reaches its end did not stop short (`rules::log_end_lines`). When the
     // paste holds several Pods' logs (`kubectl logs --prefix`), one node's finished run says nothing of
     // another's, nor of a log pasted without the prefix.
@@ -1089,7 +1094,14 @@ fn log_unexplained(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
     if d.primary != Category::Unknown || ev.pod.is_some() || ev.target.name.is_some() {
         return d;
     }
-    // Each line as it was pasted: a `kubectl logs --prefix` line keeps its writer, which names the component.
+    // What the lines say, and each line as it was pasted: a `kubectl logs --prefix` line keeps its writer,
+    // which names the component (another component's name in a writer is no word against this one).
+    let said = ev
+        .signals
+        .iter()
+        .map(|s| s.message.to_ascii_lowercase())
+        .collect::<Vec<_>>()
+        .join("\n");
     let text = ev
         .signals
         .iter()
@@ -1141,7 +1153,7 @@ fn log_unexplained(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
                         .any(|v| text.contains(v))
                     && !names_validator(&text));
         (marked || k.own_lines.iter().any(|l| text.contains(l)))
-            && !k.unless.iter().any(|w| text.contains(w))
+            && !k.unless.iter().any(|w| said.contains(w))
             && (!k.stops_there || stops_at(&text, k.markers))
             && (!k.needs_complaint || ev.signals.iter().any(|s| complains(&s)))
     }) else {
@@ -1226,12 +1238,6 @@ fn failing_validation(text: &str) -> Option<&'static str> {
     };
     named(lines[looping]).or_else(|| {
         lines[..looping].iter().rev().find_map(|l| {
-            // An evidence line of several Pods' logs starts with its writer (`[pod/NAME/CONTAINER] `).
-            let l = l.trim();
-            let l = l
-                .strip_prefix("[pod/")
-                .and_then(|w| w.split_once("] "))
-                .map_or(l, |(_, said)| said);
             let head = l.trim().strip_suffix(':')?;
             CHECKS.into_iter().find(|c| head.eq_ignore_ascii_case(c))
         })
@@ -2230,20 +2236,18 @@ fn shell_word(v: &str) -> String {
 const MAX_EVIDENCE: usize = 4;
 
 fn push_evidence(evidence: &mut Vec<EvidenceLine>, s: &Signal) -> bool {
-    // A reason-only signal (a `get pods` STATUS, `Reason:` without a message) shows its reason; a line of
-    // several Pods' logs names its Pod, as `kubectl logs --prefix` printed it.
-    let said = if s.message.trim().is_empty() {
-        s.reason.as_deref().unwrap_or("").to_string()
-    } else {
-        match log_writer(s) {
-            Some(w) => format!("[{w}] {}", s.message.trim()),
-            None => s.message.trim().to_string(),
-        }
-    };
     let line = EvidenceLine {
         source: s.source.unwrap_or(SignalSource::Text),
         reason: s.reason.clone(),
-        text: sanitize::clean(&said, true),
+        // A reason-only signal (a `get pods` STATUS, `Reason:` without a message) shows its reason.
+        text: sanitize::clean(
+            if s.message.trim().is_empty() {
+                s.reason.as_deref().unwrap_or("")
+            } else {
+                s.message.trim()
+            },
+            true,
+        ),
         count: s.count,
     };
     if evidence.iter().any(|e| e.text == line.text) {
@@ -3182,6 +3186,15 @@ mod tests {
         ]));
         assert_eq!(d.causes[0].rule, Some("GW462"));
         assert_eq!(d.primary, Category::RuntimeHook);
+        // A CUDA image's banner that finds no driver is what that missing library leaves behind.
+        let d = diagnose(&ev(vec![
+            log(
+                "WARNING: The NVIDIA Driver was not detected.  GPU functionality will not be available.",
+            ),
+            log(reports[0]),
+        ]));
+        assert_eq!(d.causes[0].rule, Some("GW462"));
+        assert!(d.causes.iter().all(|c| c.rule != Some("GW461")));
         assert_eq!(
             diagnose(&ev(vec![log(reports[1])])).causes[0].rule,
             Some("GW463")
@@ -3228,16 +3241,19 @@ mod tests {
         assert_eq!(d.primary, Category::NodeAffinity);
         // A system pool's taint (AKS, EKS) is on nodes that hold no GPU, as the control plane's is; a pool of
         // spot GPU nodes is tainted where the GPUs are.
-        let d = diagnose(&ev(vec![event(
-            "FailedScheduling",
-            "0/3 nodes are available: 1 node(s) had untolerated taint {CriticalAddonsOnly: true}, 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
-        )]));
-        assert_eq!(d.primary, Category::NodeAffinity);
-        let d = diagnose(&ev(vec![event(
-            "FailedScheduling",
-            "0/3 nodes are available: 1 node(s) had untolerated taint {kubernetes.azure.com/scalesetpriority: spot}, 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
-        )]));
-        assert_eq!(d.primary, Category::Taint);
+        for (taint, primary) in [
+            ("{CriticalAddonsOnly: true}", Category::NodeAffinity),
+            (
+                "{kubernetes.azure.com/scalesetpriority: spot}",
+                Category::Taint,
+            ),
+        ] {
+            let message = format!(
+                "0/3 nodes are available: 1 node(s) had untolerated taint {taint}, 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."
+            );
+            let d = diagnose(&ev(vec![event("FailedScheduling", &message)]));
+            assert_eq!(d.primary, primary, "{taint}");
+        }
     }
 
     #[test]

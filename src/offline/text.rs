@@ -244,7 +244,7 @@ pub(super) fn read(input: &str) -> Evidence {
         && writers.iter().flatten().all(|w| w == writer)
         && let Some((pod, container)) = writer.strip_prefix("pod/").and_then(|w| w.split_once('/'))
     {
-        // `kubectl logs --prefix` of one Pod's containers names the Pod on every line.
+        // `kubectl logs --prefix` of one Pod's container names it on every line.
         ev.logs_of = Some(LogsOf {
             pod: sanitize::clean(pod, true),
             namespace: None,
