@@ -77,7 +77,8 @@ pub struct Signal {
     pub namespace: Option<String>,
     /// `spec.containers{name}` for container events.
     pub field_path: Option<String>,
-    /// Reporting component (`default-scheduler`, `kubelet`, …).
+    /// Reporting component (`default-scheduler`, `kubelet`, …); for a line of `kubectl logs --prefix`, the Pod
+    /// and container that wrote it (`pod/NAME/CONTAINER`).
     pub component: Option<String>,
     /// The node that reported it (kubelet events) when known.
     pub node: Option<String>,
