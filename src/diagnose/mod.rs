@@ -58,6 +58,9 @@ pub struct Cause {
     /// From a FitError whose counts overlap (every failing predicate listed per node).
     #[serde(skip)]
     overlapping: bool,
+    /// Whose logs the evidence was read from (`pod/NAME[/CONTAINER]`), where the input says.
+    #[serde(skip)]
+    writers: Vec<String>,
 }
 
 /// A line of evidence: who said what.
@@ -578,6 +581,7 @@ fn plugin_daemonset(ev: &Evidence, causes: &mut Vec<Cause>, ctx: &Context) -> Op
         next,
         fix: None,
         overlapping: false,
+        writers: Vec::new(),
     });
     let idx = causes.len() - 1;
     let only_shortfall = causes[..idx].iter().all(|c| {
@@ -591,7 +595,8 @@ fn plugin_daemonset(ev: &Evidence, causes: &mut Vec<Cause>, ctx: &Context) -> Op
 /// blocks the Pod; it shows nothing of the Pod at all.
 ///
 /// Words that a Pod got past its gates (its events, or a container's own output: a test's verdict, a
-/// logfmt info line) do say something of it.
+/// logfmt info line, the GPUs `nvidia-smi -L` lists under the `kubectl exec` that ran it) do say something of
+/// it.
 fn says_nothing_of_the_pod(ev: &Evidence) -> bool {
     static PROGRESS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(
@@ -620,6 +625,21 @@ fn says_nothing_of_the_pod(ev: &Evidence) -> bool {
                     .is_some_and(|(_, name)| name != t)
             })
     };
+    // `nvidia-smi -L` run through `kubectl exec`, listing GPUs: the container runs and sees them.
+    static EXEC_NVIDIA_SMI: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?i)\b(?:kubectl|oc) exec\b.*\bnvidia-smi\b").expect("exec regex")
+    });
+    static GPU_ROW: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"\bGPU \d+: [^()]+ \(UUID: GPU-[0-9a-f-]+\)").expect("GPU row regex")
+    });
+    let lines = || {
+        ev.signals
+            .iter()
+            .flat_map(|s| s.message.lines().map(str::trim))
+    };
+    if lines().any(|l| EXEC_NVIDIA_SMI.is_match(l)) && lines().any(|l| GPU_ROW.is_match(l)) {
+        return false;
+    }
     (ev.pod.as_ref().is_none_or(stateless) || ev.target.kind == "Node")
         && ev.signals.iter().all(|s| {
             another_pod_runs(s)
@@ -1186,6 +1206,7 @@ fn log_unexplained(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
             .collect(),
         fix: None,
         overlapping: false,
+        writers: Vec::new(),
     };
     Diagnosis {
         gate: kind.gate,
@@ -1444,6 +1465,7 @@ fn unknown(
         next,
         fix: None,
         overlapping: false,
+        writers: Vec::new(),
     };
     Diagnosis {
         schema: SCHEMA,
@@ -1455,9 +1477,11 @@ fn unknown(
     }
 }
 
-/// The Pod's names and a cause's evidence, lowercased: what says whose container failed.
+/// The Pod's names, the logs a cause was read from and its evidence, lowercased: what says whose container
+/// failed.
 fn whose_text(c: &Cause, target: &str) -> String {
-    c.evidence.iter().fold(target.to_ascii_lowercase(), |t, e| {
+    let names = format!("{target} {}", c.writers.join(" "));
+    c.evidence.iter().fold(names.to_ascii_lowercase(), |t, e| {
         let text = e.text.to_ascii_lowercase();
         // A line a terminal wrapped in the middle of a path (`/home` / `/kubernetes/bin/nvidia`) is read
         // glued too.
@@ -2291,6 +2315,11 @@ fn group(hits: &[Hit<'_>], ctx: &Context) -> Vec<Cause> {
             }
         };
         let cause = &mut causes[idx];
+        if let Some(w) = log_writer(h.signal)
+            && !cause.writers.iter().any(|c| c == w)
+        {
+            cause.writers.push(w.to_string());
+        }
         if !push_evidence(&mut cause.evidence, h.signal) {
             let more = cause
                 .details
@@ -2429,6 +2458,7 @@ fn new_cause(f: &Finding, ctx: &Context) -> Cause {
         next,
         fix: rule.fix.map(|f| fill(f, &ctx.vars, &local, false)),
         overlapping: f.overlapping,
+        writers: Vec::new(),
     }
 }
 
@@ -3154,6 +3184,7 @@ mod tests {
             "| NVIDIA-SMI 470.182.03   Driver Version: 470.182.03   CUDA Version: N/A      |",
             "Unable to open /dev/kfd read-write: Permission denied",
             "Error while creating shared memory segment /dev/shm/nccl-F9ffgB (size 9637888)",
+            "Error while attaching to shared memory segment /dev/shm/nccl-glnlGK (size 14156128), error: No such file or directory (2)",
         ];
         for report in reports {
             let d = diagnose(&ev(vec![fit(), log(report)]));
@@ -3199,10 +3230,11 @@ mod tests {
             diagnose(&ev(vec![log(reports[1])])).causes[0].rule,
             Some("GW463")
         );
-        assert_eq!(
-            diagnose(&ev(vec![log(reports[2])])).causes[0].rule,
-            Some("GW534")
-        );
+        for (report, rule) in [(reports[2], "GW534"), (reports[3], "GW535")] {
+            let d = diagnose(&ev(vec![log(report)]));
+            assert_eq!(d.causes[0].rule, Some(rule), "{report}");
+            assert_eq!(d.causes.len(), 1, "{report}");
+        }
     }
 
     #[test]
@@ -3327,6 +3359,28 @@ mod tests {
         let d = diagnose(&e);
         assert_eq!(d.primary, Category::None);
         assert!(!d.is_blocked());
+    }
+
+    /// A container's `nvidia-smi -L` under the `kubectl exec` that ran it says the Pod runs and sees its GPUs; the
+    /// same rows alone may be the node's, and say nothing of the Pod.
+    #[test]
+    fn gpus_listed_through_kubectl_exec_say_the_pod_runs() {
+        let rows = "GPU 0: Tesla V100-SXM2-32GB (UUID: GPU-52e32369-aced-8688-5124-395e9c636a33)\nGPU 1: Tesla V100-SXM2-32GB (UUID: GPU-ebaee821-cd6a-8e1d-0cca-2c7d6f96dbea)";
+        let exec = "# kubectl exec -ti -n=ml train-0 -- nvidia-smi -L";
+        let d = diagnose(&ev(vec![log(&format!("{exec}\n{rows}"))]));
+        assert_eq!((d.gate, d.primary), (Gate::None, Category::None));
+        assert_eq!(diagnose(&ev(vec![log(rows)])).primary, Category::Unknown);
+        // Another command's output, or an error beside the listing, is no such word.
+        let other = "# kubectl exec -ti -n=ml train-0 -- ls /dev";
+        assert_eq!(
+            diagnose(&ev(vec![log(&format!("{other}\n{rows}"))])).primary,
+            Category::Unknown
+        );
+        let d = diagnose(&ev(vec![
+            log(&format!("{exec}\n{rows}")),
+            log("Failed to initialize NVML: Unknown Error"),
+        ]));
+        assert_ne!(d.primary, Category::None);
     }
 
     #[test]

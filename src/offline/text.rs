@@ -77,9 +77,9 @@ pub(super) fn read(input: &str) -> Evidence {
     };
     let mut pod = PodFacts::default();
     let mut pod_seen = false;
-    // Several Pods' logs at once (`kubectl logs --prefix`): each line without its writer, which is kept.
-    let (lines, writers): (Vec<&str>, Vec<Option<&str>>) =
-        input.lines().map(split_log_writer).unzip();
+    // Whose log each line is: its `kubectl logs --prefix` writer, which comes off the line, or the Pod of the
+    // `kubectl logs POD` command pasted above it (until the next command).
+    let (lines, writers) = log_writers(input);
     let mut i = 0;
     let mut plain = Plain::default();
     while i < lines.len() {
@@ -183,12 +183,12 @@ pub(super) fn read(input: &str) -> Evidence {
         if plain.lines.is_empty()
             || RECORD_START.is_match(line)
             || line.trim().is_empty()
-            || plain.writer != writers[i]
+            || plain.writer != writers[i].as_deref()
         {
             flush_plain(&mut plain, &mut ev);
         }
         if !line.trim().is_empty() {
-            plain.writer = writers[i];
+            plain.writer = writers[i].as_deref();
             plain.lines.push(line.to_string());
         }
         i += 1;
@@ -297,6 +297,73 @@ fn settle_watched_rows(signals: &mut [Signal]) {
     }
 }
 
+/// A pasted kubectl command line, as its words and the index of `kubectl` (or `oc`, `k`, …) among them: only a
+/// shell prompt (`user@host:~$`, `(base) me@mac dir %`, `➜  ~`), `sudo` or a distribution's wrapper may come
+/// before it, so a sentence that mentions `oc logs` is not a command.
+fn kubectl_command(line: &str) -> Option<(Vec<&str>, usize)> {
+    let tokens: Vec<&str> = line
+        .split(|c: char| c.is_whitespace() || c == '`')
+        .filter(|t| !t.is_empty())
+        .collect();
+    let at = tokens.iter().position(|t| {
+        matches!(
+            *t,
+            "kubectl" | "oc" | "k" | "microk8s.kubectl" | "kubectl.exe" | "oc.exe"
+        )
+    })?;
+    let after_prompt = tokens[..at]
+        .iter()
+        .rposition(|t| t.ends_with(['$', '#', '%', '>']) || *t == "➜")
+        .map_or(0, |p| p + 1);
+    let wrapper = |t: &str| {
+        matches!(
+            t,
+            "sudo" | "-E" | "microk8s" | "k3s" | "k0s" | "-" | "*" | "~"
+        )
+    };
+    tokens[after_prompt..at]
+        .iter()
+        .all(|t| wrapper(t))
+        .then_some((tokens, at))
+}
+
+/// A line that starts another command in a pasted terminal session: a kubectl command, or a shell prompt
+/// (`$ nvidia-smi`, `root@node:~# journalctl …`, `[root@node ~]# …`) before a command.
+fn is_command_line(line: &str) -> bool {
+    static PROMPT: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^(?:\(\S+\) )?(?:[$#] |\S+@\S+?[:~]\S*[$#] ?\S|\[\S+@\S+ [^\]]*\][$#] ?\S)")
+            .expect("prompt")
+    });
+    PROMPT.is_match(line) || kubectl_command(line).is_some()
+}
+
+/// The input's lines, each without its `kubectl logs --prefix` writer (`[pod/NAME/CONTAINER] `), and each line's
+/// writer: that prefix, else the Pod (and container) of the `kubectl logs POD` command above it, until the next
+/// command. A command's own line, and lines under a command that names no one Pod, have none.
+fn log_writers(input: &str) -> (Vec<&str>, Vec<Option<String>>) {
+    let mut under: Option<String> = None;
+    input
+        .lines()
+        .map(|line| {
+            let (message, prefix) = split_log_writer(line);
+            if let Some(w) = prefix {
+                return (message, Some(w.to_string()));
+            }
+            if is_command_line(line) {
+                under = logs_command(line).and_then(|c| {
+                    let pod = c.pod?;
+                    Some(match c.container {
+                        Some(container) => format!("pod/{pod}/{container}"),
+                        None => format!("pod/{pod}"),
+                    })
+                });
+                return (message, None);
+            }
+            (message, under.clone())
+        })
+        .unzip()
+}
+
 /// What a pasted `kubectl logs` command reads: `$ kubectl logs -n ns pod -c ctr`, `oc logs -f pod/name`, `sudo
 /// k3s kubectl logs …`, `microk8s.kubectl logs pod ctr`, `k logs …`. A selector (`-l`) or another kind (`ds/…`)
 /// reads no one Pod (`pod` is `None`); text that is not such a command is `None`.
@@ -319,31 +386,7 @@ fn logs_command(line: &str) -> Option<LogsCommand> {
         "-h",
         "--help",
     ];
-    let tokens: Vec<&str> = line
-        .split(|c: char| c.is_whitespace() || c == '`')
-        .filter(|t| !t.is_empty())
-        .collect();
-    let at = tokens.iter().position(|t| {
-        matches!(
-            *t,
-            "kubectl" | "oc" | "k" | "microk8s.kubectl" | "kubectl.exe" | "oc.exe"
-        )
-    })?;
-    // Only a shell prompt (`user@host:~$`, `(base) me@mac dir %`, `➜  ~`), `sudo` or a distribution's wrapper
-    // may come before it: a sentence that mentions `oc logs` is not a command.
-    let after_prompt = tokens[..at]
-        .iter()
-        .rposition(|t| t.ends_with(['$', '#', '%', '>']) || *t == "➜")
-        .map_or(0, |p| p + 1);
-    let wrapper = |t: &str| {
-        matches!(
-            t,
-            "sudo" | "-E" | "microk8s" | "k3s" | "k0s" | "-" | "*" | "~"
-        )
-    };
-    if !tokens[after_prompt..at].iter().all(|t| wrapper(t)) {
-        return None;
-    }
+    let (tokens, at) = kubectl_command(line)?;
     let mut command = LogsCommand::default();
     let mut positional = Vec::new();
     let mut seen_logs = false;

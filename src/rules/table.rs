@@ -150,19 +150,21 @@ pub static REFINES: &[(&str, &str)] = &[
     ("GW459", "GW405"),
     ("GW459", "GW418"),
     ("GW462", "GW420"),
+    ("GW464", "GW418"),
 ];
 
 /// Rules that read what a running workload or its node reports about itself: its program's own error (GW528),
 /// CUDA running out of memory (GW529), an unlicensed vGPU (GW530), a GPU operation it lacks the privilege for
 /// (GW531), a build without GPU support (GW532), an X server without a console (GW533), NCCL without enough shared
-/// memory (GW534), a CUDA image's banner that
+/// memory (GW534) or a segment another rank made (GW535), a CUDA image's banner that
 /// it finds no driver (GW461), `nvidia-smi` without the CUDA library (GW462), ROCm refused `/dev/kfd` (GW463).
 /// Such a report may be another Pod's or the node's (`nvidia-smi` and `rocminfo` run on the host, or in the
 /// device plugin's Pod), so it does not say this Pod was scheduled, is never a Pending Pod's, and yields to a
 /// cause at an earlier gate (the ones at a GPU gate, GW461 to GW463, also to any GPU cause at their own gate
 /// that they do not refine: the banner is what that cause leaves behind).
 pub static WORKLOAD_REPORT: &[&str] = &[
-    "GW528", "GW529", "GW530", "GW531", "GW532", "GW533", "GW534", "GW461", "GW462", "GW463",
+    "GW528", "GW529", "GW530", "GW531", "GW532", "GW533", "GW534", "GW535", "GW461", "GW462",
+    "GW463",
 ];
 
 /// Rules that read a driver installer's log that stops short, with the lines that end a finished run: a log
@@ -1559,7 +1561,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "a device plugin's Pod log",
-        pattern: r"\bsymbol lookup error: \S+: undefined symbol: (?P<symbol>nvml\w+)",
+        pattern: r"\bsymbol lookup error: (?P<binary>[^\s:]*(?:plugin|discovery)[^\s:]*): undefined symbol: (?P<symbol>nvml\w+)",
         summary: "the device plugin needs {symbol} from NVML, which the node's driver is too old to provide, so it exits and the node advertises no GPU",
         explanation: doc!(
             "The device plugin found the driver's NVML library but the library lacks a function the plugin was built against (`nvmlDeviceGetCount_v2` and other `_v2` calls arrived with later drivers), so the dynamic linker stops the plugin at start. Until it runs the node advertises no GPU.",
@@ -2341,6 +2343,32 @@ pub static RULES: &[Rule] = &[
         example: "Checking cached version\nCache file /usr/local/nvidia/.cache found but existing versions didn't match.\nDownloading kernel sources...\nGet:1 http://archive.ubuntu.com/ubuntu xenial InRelease [247 kB]",
         example_source: "https://github.com/GoogleCloudPlatform/container-engine-accelerators/blob/master/nvidia-driver-installer/ubuntu/entrypoint.sh",
         near_miss: "Running Nvidia installer... DONE.\nVerifying Nvidia installation... DONE.\nUpdating host's ld cache... DONE.",
+    },
+    Rule {
+        id: "GW181",
+        name: "provisioned-node-never-advertised-gpu",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "Karpenter's log or its events on a node it launched (its in-flight and consistency checks)",
+        pattern: r"\bexpected resource \x22?(?P<resource>[^\x22\s]+)\x22? didn't register on the node\b",
+        summary: "the node that Karpenter launched for the Pod joined but never advertised {resource}: no device plugin runs there or it finds no driver, so the Pod cannot go there",
+        explanation: doc!(
+            "Karpenter launched a GPU instance for the pending Pods and checks that the node, once joined, advertises the resources its instance type has. It reports that {resource} never appeared in the node's capacity: the kubelet never heard from a device plugin for it.",
+            "The GPU's device plugin DaemonSet is not installed, does not select the new node (a node selector or affinity for labels the node does not have, a taint it does not tolerate), or runs but finds no driver (an AMI or node image without the NVIDIA driver). Karpenter may then remove the node and launch another, over and over.",
+            "Install the device plugin (or the GPU Operator) so that its DaemonSet tolerates the GPU node pool's taints and selects its nodes, and use a node image with the driver (the EKS accelerated AMI, Bottlerocket's NVIDIA variant) or let the Operator install it.",
+        ),
+        next: &[
+            PLUGIN_PODS,
+            Next {
+                command: "kubectl get nodes -l karpenter.sh/nodepool -o custom-columns=NAME:.metadata.name,GPU:.status.allocatable.{resource_jsonpath}",
+                place: Cluster,
+                why: "see which of Karpenter's nodes advertise the GPU",
+            },
+        ],
+        fix: None,
+        example: " Warning  FailedConsistencyCheck  8m5s (x68 over 11h)  karpenter  expected resource \"nvidia.com/gpu\" didn't register on the node",
+        example_source: "https://github.com/aws/karpenter-provider-aws/issues/1914",
+        near_miss: "  Normal   DisruptionBlocked        12s                 karpenter                Node isn't initialized",
     },
     Rule {
         id: "GW201",
@@ -4733,7 +4761,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "gVisor's runsc log (its GPU proxy, nvproxy), or the error of a container started under a gVisor RuntimeClass",
-        pattern: r"\bregistering nvproxy driver: unsupported Nvidia driver version: (?P<version>\d+(?:\.\d+)+)|\bnvproxy: unknown allocation class (?P<class>0x[0-9a-f]+)",
+        pattern: r"\bregistering nvproxy driver: unsupported Nvidia driver version: (?P<version>\d+(?:\.\d+)+)|\bnvproxy: unknown allocation class (?P<class>0x[0-9a-f]+)|\bnvproxy: unknown (?:control command|frontend ioctl) (?P<call>\S+)|\bnvproxy: rejecting (?P<rejected>\w+(?:\.\w+)*)",
         summary: "gVisor's GPU proxy (nvproxy) does not support {version|what the program asked of the driver}: the sandbox cannot pass the GPU through until gVisor supports it",
         explanation: doc!(
             "Under gVisor (`runsc --nvproxy`), the container does not talk to the NVIDIA driver directly: nvproxy passes each of its driver calls through, and it knows only the driver versions and calls it was built for. The node's driver version is not on its list, so the sandbox does not start; or the program made a call nvproxy does not know, so it failed inside the container.",
@@ -4858,12 +4886,12 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "the sandbox's or VM's start error from QEMU (Kata Containers' shim, KubeVirt's virt-launcher), or `kubectl describe vmi`",
-        pattern: r"\bvfio (?P<address>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): (?P<why>group \d+ is not viable|error bind device fd=\d+ to iommufd=\d+: [A-Za-z][A-Za-z /-]*[a-z])|\b(?P<why_alt>Please ensure all devices within the iommu_group are bound to their vfio bus driver)\b",
+        pattern: r"\bvfio (?P<address>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): (?P<why>group \d+ is not viable|group \d+ used in multiple address spaces|error bind device fd=\d+ to iommufd=\d+: [A-Za-z][A-Za-z /-]*[a-z])|\b(?P<why_alt>Please ensure all devices within the iommu_group are bound to their vfio bus driver)\b",
         summary: "the VM that runs the Pod (Kata, KubeVirt) cannot attach a passed-through device ({why}), so the VM, and the Pod with it, does not start",
         explanation: doc!(
-            "A GPU passed through to a virtual machine (a Kata Containers sandbox, a KubeVirt VM) reaches the VM's QEMU as a VFIO device. QEMU could not attach it: the kernel reports the GPU's IOMMU group as not viable, or the iommufd backend refused to bind the device. The VM does not start, so the Pod's sandbox (or its virt-launcher) fails, and a sandbox device plugin may then mark the device unhealthy.",
-            "Another device in the same IOMMU group is still held by a host driver: most often the GPU card's own HDMI audio or USB-C function (`snd_hda_intel`, `xhci_hcd`), which must be bound to `vfio-pci` with the GPU. Or the GPU was left in a bad state by a VM that crashed, or the host kernel's VFIO and iommufd support does not match what the runtime asks QEMU for.",
-            "Bind every device of the GPU's IOMMU group to `vfio-pci` (the passthrough controller binds the GPU; add the card's other functions to it), or move the GPU to a slot with a group of its own; after a crash, reset the device or reboot the node; then restart the Pod or the VM.",
+            "A GPU passed through to a virtual machine (a Kata Containers sandbox, a KubeVirt VM) reaches the VM's QEMU as a VFIO device. QEMU could not attach it: the kernel reports the GPU's IOMMU group as not viable, QEMU finds the group already in another of its address spaces, or the iommufd backend refused to bind the device. The VM does not start, so the Pod's sandbox (or its virt-launcher) fails, and a sandbox device plugin may then mark the device unhealthy.",
+            "Another device in the same IOMMU group is still held by a host driver: most often the GPU card's own HDMI audio or USB-C function (`snd_hda_intel`, `xhci_hcd`), which must be bound to `vfio-pci` with the GPU and passed through with it: one function of a group passed alone, or the group's functions passed as separate devices, puts the group in two address spaces. Or the GPU was left in a bad state by a VM that crashed, or the host kernel's VFIO and iommufd support does not match what the runtime asks QEMU for.",
+            "Bind every device of the GPU's IOMMU group to `vfio-pci` (the passthrough controller binds the GPU; add the card's other functions to it) and pass the whole group to one VM, or move the GPU to a slot with a group of its own; after a crash, reset the device or reboot the node; then restart the Pod or the VM.",
         ),
         next: &[
             Next {
@@ -4971,6 +4999,66 @@ pub static RULES: &[Rule] = &[
         example: "(base) steven@LinuxPC:~$ docker exec -it ollama rocminfo\nROCk module version 6.8.5 is loaded\nUnable to open /dev/kfd read-write: Permission denied\nroot is not member of \"video\" group, the default DRM access group.",
         example_source: "https://github.com/ollama/ollama/issues/6685",
         near_miss: "Unable to open /dev/kfd read-write: Cannot allocate memory",
+    },
+    Rule {
+        id: "GW464",
+        name: "toolkit-needs-newer-nvml",
+        category: C::RuntimeHook,
+        gate: G::Runtime,
+        looks_at: "the runtime's error when a hook of the NVIDIA Container Toolkit fails (createContainer, prestart)",
+        pattern: r"\bsymbol lookup error: (?P<binary>[^\s:]*nvidia-(?:ctk|cdi-hook|container-[a-z-]+)): undefined symbol: (?P<symbol>nvml\w+)",
+        summary: "the NVIDIA Container Toolkit's {binary} needs {symbol} from NVML, which the node's NVML library lacks: the toolkit is newer than the driver it finds, so the GPU container cannot be created",
+        explanation: doc!(
+            "The runtime runs a tool of the NVIDIA Container Toolkit as a hook when it creates a GPU container. The tool loaded the node's NVML library (`libnvidia-ml.so.1`), but the dynamic linker found no function the tool was built against, so the hook exits with status 127 and the container is not created.",
+            "The toolkit was upgraded past what the node's driver provides (its newer releases call NVML functions that older driver branches lack), or the linker finds an older `libnvidia-ml.so.1` first (a stale copy from an earlier driver, a CUDA compat or stub library on the library path).",
+            "Upgrade the node's driver to a branch the toolkit release supports, or install the toolkit release that matches the driver; remove stale copies of `libnvidia-ml.so.1` and run `ldconfig` so the driver's own library is the one found.",
+        ),
+        next: &[
+            Next {
+                command: "ldconfig -p | grep libnvidia-ml; nvidia-smi --query-gpu=driver_version --format=csv,noheader",
+                place: Node,
+                why: "see which NVML libraries the linker finds and the driver version",
+            },
+            Next {
+                command: "nvidia-ctk --version",
+                place: Node,
+                why: "see the toolkit release the node runs",
+            },
+        ],
+        fix: None,
+        example: "Error response from daemon: failed to create task for container: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: error during container init: error running createContainer hook #0: exit status 127, stdout: , stderr: nvidia-ctk: symbol lookup error: nvidia-ctk: undefined symbol: nvmlGpuInstanceGetComputeInstanceProfileInfoV: unknown",
+        example_source: "https://github.com/immich-app/immich/issues/17271",
+        near_miss: "nvidia-kubevirt-gpu-device-plugin: symbol lookup error: nvidia-kubevirt-gpu-device-plugin: undefined symbol: nvmlDeviceGetCount_v2",
+    },
+    Rule {
+        id: "GW465",
+        name: "host-framebuffer-holds-gpu-memory",
+        category: C::DevicePlugin,
+        gate: G::Runtime,
+        looks_at: "the node's kernel log (`dmesg`) when a GPU bound to vfio-pci is passed through to a VM (KubeVirt, Harvester, Kata)",
+        pattern: r"\bvfio-pci (?P<address>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): BAR (?P<bar>\d+): can(?:'|’)t reserve \[mem ",
+        summary: "vfio-pci cannot reserve the memory of GPU {address} (BAR {bar}) on the node: the host's boot framebuffer still holds it, so the VM that should get the GPU cannot use it",
+        explanation: doc!(
+            "The GPU is bound to `vfio-pci` for passthrough, but the kernel refused to give vfio-pci the GPU's memory window (its BAR) because another driver already reserved it. The VM (a KubeVirt or Harvester VM, a Kata sandbox) then fails to start or its guest driver finds no usable GPU.",
+            "The node booted with this GPU as its console: the firmware's framebuffer driver (`efifb`, `simplefb`, `simpledrm`, `vesafb`) claimed the GPU's memory at boot and keeps it after the GPU moved to vfio-pci.",
+            "Keep the host's console off the GPU: boot the node with `video=efifb:off` (or `initcall_blacklist=sysfb_init` on newer kernels), or unbind the framebuffer (`echo efi-framebuffer.0 > /sys/bus/platform/drivers/efi-framebuffer/unbind`), or move the console to another GPU (onboard graphics); then rebind the GPU to vfio-pci and restart the VM.",
+        ),
+        next: &[
+            Next {
+                command: "grep -i -e efifb -e simplefb -e BOOTFB -e vesafb /proc/iomem",
+                place: Node,
+                why: "see whether a boot framebuffer holds a range of the GPU's memory",
+            },
+            Next {
+                command: "dmesg | grep -i -e vfio -e 'reserve'",
+                place: Node,
+                why: "read the kernel's passthrough messages around the refused reservation",
+            },
+        ],
+        fix: None,
+        example: "[Wed Jun 12 02:42:37 2024] vfio-pci 0000:b3:00.0: vfio_ecap_init: hiding ecap 0x19@0x900\n[Wed Jun 12 02:42:37 2024] vfio-pci 0000:b3:00.0: BAR 1: can’t reserve [mem 0xe0000000-0xefffffff 64bit pref]",
+        example_source: "https://github.com/harvester/pcidevices/issues/81",
+        near_miss: "[Wed Jun 12 02:42:37 2024] vfio-pci 0000:b3:00.0: vfio_ecap_init: hiding ecap 0x19@0x900",
     },
     Rule {
         id: "GW501",
@@ -5287,7 +5375,7 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Runtime,
         looks_at: "the container's log or status (the runtime cannot execute its entrypoint)",
-        pattern: r"\bexec user process caused:? \x22?exec format error",
+        pattern: r"\bexec user process caused:? \x22?exec format error|(?:^|[\s\x22'])exec (?P<binary>[^\s:]+): exec format error",
         summary: "the container's program is built for another CPU architecture than the node's, so it cannot start",
         explanation: doc!(
             "The kernel refused to execute the container's entrypoint: `exec format error` means the binary is for another CPU architecture (an amd64 image on an arm64 node such as a Jetson or Grace machine, or the reverse), or the file is not an executable at all.",
@@ -5788,12 +5876,12 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Runtime,
         looks_at: "the container's log (NCCL's error, from PyTorch, vLLM or another multi-GPU program)",
-        pattern: r"\bError while (?:creating|attaching to) shared memory segment (?P<segment>/dev/shm/\S+) \(size \d+\)(?:, error: (?P<error>[A-Za-z][^(\n]{0,60}?) \(\d+\))?|\bfailed to extend (?P<segment_alt>/dev/shm/nccl-\S+) to \d+ bytes",
-        summary: "the program's NCCL cannot use its shared-memory segment {segment} ({error|it could not be created or mapped}): a container's /dev/shm is 64 MiB unless the Pod mounts a larger one, and NCCL's processes must share one; the GPUs are not what stops it",
+        pattern: r"\bError while creating shared memory segment (?P<segment>/dev/shm/\S+) \(size \d+\)(?:, error: (?P<error>[A-Za-z][^(\n]{0,60}?) \(\d+\))?|\bfailed to extend (?P<segment_alt>/dev/shm/nccl-\S+) to \d+ bytes",
+        summary: "the program's NCCL cannot create its shared-memory segment {segment} ({error|it could not be created or grown}): a container's /dev/shm is 64 MiB unless the Pod mounts a larger one; the GPUs are not what stops it",
         explanation: doc!(
             "The Pod runs and has its GPUs. NCCL, which moves data between the GPUs of one node, keeps its buffers in shared memory under `/dev/shm`, and creating or mapping a segment there failed, so the program stops with `unhandled system error`.",
-            "A segment that cannot be created or grown (`No space left on device`, `failed to extend`, or no error named) is the container's `/dev/shm` at the runtime's default of 64 MiB, far less than NCCL needs for several GPUs: the chart's `shmSize` setting was not applied, or the Pod mounts no memory-backed volume there. A segment another process created that this one cannot find (`attaching to …: No such file or directory`) means the processes do not share one `/dev/shm` (separate containers or Pods), or the creator removed it after failing.",
-            "Mount a memory-backed `emptyDir` at `/dev/shm` with a size limit the workload needs (several GiB for tensor parallelism), or set the chart's shared-memory option, and run the ranks of one node in one container (or set `NCCL_SHM_DISABLE=1` to use another transport); the GPU stack needs no change.",
+            "A segment that cannot be created or grown (`No space left on device`, `failed to extend`, or no error named) is the container's `/dev/shm` at the runtime's default of 64 MiB, far less than NCCL needs for several GPUs: the chart's `shmSize` setting was not applied, or the Pod mounts no memory-backed volume there.",
+            "Mount a memory-backed `emptyDir` at `/dev/shm` with a size limit the workload needs (several GiB for tensor parallelism), or set the chart's shared-memory option (or set `NCCL_SHM_DISABLE=1` to use another transport); the GPU stack needs no change.",
         ),
         next: &[Next {
             command: "kubectl exec {pod} -n {namespace} -- df -h /dev/shm",
@@ -5806,6 +5894,29 @@ pub static RULES: &[Rule] = &[
         example: "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:317, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.21.5\nncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error. \nLast error:\nError while creating shared memory segment /dev/shm/nccl-F9ffgB (size 9637888)",
         example_source: "https://github.com/vllm-project/production-stack/issues/276",
         near_miss: "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:317, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.21.5",
+    },
+    Rule {
+        id: "GW535",
+        name: "nccl-shared-memory-segment-not-found",
+        category: C::Other,
+        gate: G::Runtime,
+        looks_at: "the container's log (NCCL's warning, from PyTorch, vLLM or another multi-GPU program)",
+        pattern: r"\bError while attaching to shared memory segment (?P<segment>/dev/shm/\S*) \(size (?P<size>\d+)\), error: No such file or directory\b",
+        summary: "the program's NCCL cannot find the shared-memory segment {segment} that another of its processes made: the processes NCCL takes for one host do not share one /dev/shm, or NCCL sent a broken segment name; the GPUs are not what stops it",
+        explanation: doc!(
+            "The Pod runs and has its GPUs. NCCL, which moves data between the GPUs of one host through `/dev/shm`, had one process create a segment and another open it by name, and the second found no such file, so the program stops with `unhandled system error`.",
+            "NCCL decides which processes share a host from their host id (the hostname and boot id, or `NCCL_HOSTID`). Processes in separate containers or Pods, or Pods on different nodes with the same hostname (`hostNetwork`, a fixed `hostname`, a copied `NCCL_HOSTID`), look like one host but have separate `/dev/shm` directories. A segment with an empty or garbled name and size 0 (`/dev/shm/nccl- (size 0)`) is a known NCCL fault in its newer releases, on hosts with memoryless NUMA nodes and with CUDA's memory handles, not a setting of the Pod.",
+            "Run the ranks of one host in one container, or give each Pod its own hostname and leave `NCCL_HOSTID` unset; set `NCCL_SHM_DISABLE=1` to use another transport; for the empty or garbled name, change the NCCL release (the reports name 2.21.5 as one without it) and follow NVIDIA's NCCL tracker.",
+        ),
+        next: &[Next {
+            command: "kubectl exec {pod} -n {namespace} -- sh -c 'hostname; ls -l /dev/shm'",
+            place: Cluster,
+            why: "see the hostname NCCL keys its host on and the segments this container can open",
+        }],
+        fix: None,
+        example: "g148:14937:69361 [0] misc/shmutils.cc:93 NCCL WARN Call to open failed: No such file or directory\n\ng148:14937:69361 [0] misc/shmutils.cc:129 NCCL WARN Error while attaching to shared memory segment /dev/shm/nccl-glnlGK (size 14156128), error: No such file or directory (2)",
+        example_source: "https://github.com/NVIDIA/nccl/issues/1589",
+        near_miss: "g148:14937:69361 [0] misc/shmutils.cc:93 NCCL WARN Call to open failed: No such file or directory",
     },
     Rule {
         id: "GW602",

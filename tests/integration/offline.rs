@@ -193,6 +193,26 @@ fn a_driver_installer_log_is_the_answer_only_when_it_stops_short() {
             "unknown",
             "{short}"
         );
+        // The same two logs pasted each under its own `kubectl logs POD` command.
+        let under =
+            |pod: &str, text: &str| format!("$ kubectl logs -n gpu-operator {pod}\n{text}\n");
+        let stuck = under("installer-a1", &short);
+        assert_eq!(
+            primary(&format!("{stuck}{}", under("installer-b2", end))),
+            "device-plugin",
+            "{short}"
+        );
+        assert_eq!(
+            primary(&format!("{stuck}{}", under("installer-a1", end))),
+            "unknown",
+            "{short}"
+        );
+        // A command of another kind ends the log above it: an end line under it does not finish that log.
+        assert_eq!(
+            primary(&format!("{stuck}$ kubectl get pods -A\n{end}\n")),
+            "device-plugin",
+            "{short}"
+        );
     }
 }
 
@@ -224,6 +244,16 @@ fn a_prefixed_log_is_read_by_the_pod_its_prefix_names() {
         .map(|l| format!("{}\n", &l[writer.len() + 1..]))
         .collect();
     assert_eq!(primary(&bare), "unknown");
+    // Pasted under the command that printed them, they are the plugin's again, also when the command's line is
+    // apart from the log (an image the node cannot run read as the plugin's failure).
+    let commanded = "root@node:~# kubectl logs -n kube-system nvidia-device-plugin-daemonset-x2v9k";
+    assert_eq!(primary(&format!("{commanded}\n{bare}")), "device-plugin");
+    assert_eq!(
+        primary(&format!(
+            "{commanded}\n\nstandard_init_linux.go:228: exec user process caused: exec format error\n"
+        )),
+        "device-plugin"
+    );
 }
 
 /// The real pastes under tests/fixtures/real, in name order.
