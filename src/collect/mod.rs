@@ -269,7 +269,7 @@ fn gap_of<T>(check: &str, r: &Read<T>) -> Option<Gap> {
 /// events, then events.k8s.io/v1 when core/v1 refuses); a workload is read, then its controllers' events
 /// beside its Pods, three deep either way (its own events, two, beside a Deployment's ReplicaSets listed and
 /// then their events with the same fallback, three; the Pods listed, then each Pod's wave, three). The
-/// suggestions for a Pod that is not found list the namespace's Pods after the 404, one request a page.
+/// suggestions for a Pod that is not found read one page of the namespace's Pods after the 404: two.
 pub fn requests_in_sequence(target: &TargetSpec) -> u32 {
     match target {
         TargetSpec::Pod(_) => 3,
@@ -486,8 +486,15 @@ async fn collect_pod(
     Ok(ev)
 }
 
-/// A missing Pod: exit 2, with close names from the namespace when they can be listed.
+/// A missing Pod: exit 2, with close names from the namespace when they can be listed. The names come from
+/// one page of the namespace's Pods (500, from the apiserver's cache): one request, so a namespace of many pages
+/// on a slow apiserver still says "not found" within the run's limit.
 async fn not_found(client: &kube::Client, ns: &str, name: &str) -> Error {
+    #[derive(Deserialize)]
+    struct Page {
+        #[serde(default = "Vec::new", deserialize_with = "null_as_empty")]
+        items: Vec<Named>,
+    }
     #[derive(Deserialize)]
     struct Named {
         metadata: NamedMeta,
@@ -496,19 +503,17 @@ async fn not_found(client: &kube::Client, ns: &str, name: &str) -> Error {
     struct NamedMeta {
         name: String,
     }
-    let mut names = Vec::new();
-    let _ = list_pages::<Named, _>(
-        client,
-        &format!("/api/v1/namespaces/{}/pods", enc(ns)),
-        "",
-        Served::FromCache,
-        |items| {
-            names.extend(items.into_iter().map(|n| n.metadata.name));
-        },
-    )
-    .await;
+    let path = format!(
+        "/api/v1/namespaces/{}/pods?limit=500&resourceVersion=0",
+        enc(ns)
+    );
+    let names = match get::<Page>(client, &path).await {
+        Ok(Read::Ok(page)) => page.items,
+        _ => Vec::new(),
+    };
     let mut close: Vec<(usize, String)> = names
         .into_iter()
+        .map(|n| n.metadata.name)
         .filter_map(|n| {
             let d = distance(name, &n);
             (d <= 3 || n.starts_with(name) || name.starts_with(&n) || n.contains(name))

@@ -425,6 +425,49 @@ async fn a_workloads_events_and_its_pods_are_read_side_by_side() {
     );
 }
 
+/// A Pod that is not found takes its close names from one page of the namespace's Pods: this apiserver always
+/// has another page, and a run that followed them would outlast its limit (`--request-timeout` times the
+/// requests a Pod's collection makes one after another).
+#[tokio::test]
+async fn a_missing_pods_close_names_come_from_one_page() {
+    let (svc, mut handle) = tower_test::mock::pair::<Request<Body>, Response<Body>>();
+    let server = tokio::spawn(async move {
+        let mut requests = 0;
+        while let Ok(Some((req, send))) =
+            tokio::time::timeout(std::time::Duration::from_secs(1), handle.next_request()).await
+        {
+            requests += 1;
+            let (code, body) = if req.uri().path() == "/api/v1/namespaces/ml/pods" {
+                (
+                    200,
+                    json!({"kind": "PodList", "metadata": {"continue": format!("page-{requests}")},
+                        "items": [{"metadata": {"name": "trainer-0"}}]}),
+                )
+            } else {
+                status(404, "NotFound")
+            };
+            send.send_response(
+                Response::builder()
+                    .status(StatusCode::from_u16(code).unwrap())
+                    .body(Body::from(serde_json::to_vec(&body).unwrap()))
+                    .unwrap(),
+            );
+        }
+        requests
+    });
+    let target = TargetSpec::Pod("trainer-O".into());
+    let e = collect(&kube::Client::new(svc, "default"), "ml", &target)
+        .await
+        .unwrap_err();
+    assert_eq!(e.exit_code(), 2, "{e}");
+    assert!(e.to_string().contains("did you mean trainer-0"), "{e}");
+    let requests = server.await.unwrap();
+    assert!(
+        requests <= gpuwhy::collect::requests_in_sequence(&target),
+        "{requests} requests"
+    );
+}
+
 #[tokio::test]
 async fn a_failing_pod_read_is_an_error() {
     let mut routes = Routes::new();
