@@ -98,6 +98,24 @@ fn log_writer(s: &Signal) -> Option<&str> {
     s.component.as_deref().filter(|c| c.starts_with("pod/"))
 }
 
+/// Whether two lines' writers (`pod/NAME[/CONTAINER]`, or none) are one log's: the same Pod, and the same
+/// container when both name one. Lines without a writer are one log with each other only.
+fn same_log(a: Option<&str>, b: Option<&str>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => {
+            let mut a = a.split('/').skip(1);
+            let mut b = b.split('/').skip(1);
+            a.next() == b.next()
+                && match (a.next(), b.next()) {
+                    (Some(x), Some(y)) => x == y,
+                    _ => true,
+                }
+        }
+        _ => false,
+    }
+}
+
 /// Diagnoses one target.
 pub fn diagnose(ev: &Evidence) -> Diagnosis {
     diagnose_with(ev, &mut Readings::default())
@@ -210,10 +228,9 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
         let ends = crate::rules::log_end_lines(h.finding.rule.id);
         let writer = log_writer(h.signal);
         !ends.is_empty()
-            && ev
-                .signals
-                .iter()
-                .any(|s| ends.iter().any(|e| s.message.contains(e)) && log_writer(s) == writer)
+            && ev.signals.iter().any(|s| {
+                ends.iter().any(|e| s.message.contains(e)) && same_log(log_writer(s), writer)
+            })
     };
     hits.retain(|h| !finished(h));
 
@@ -625,19 +642,7 @@ fn says_nothing_of_the_pod(ev: &Evidence) -> bool {
                     .is_some_and(|(_, name)| name != t)
             })
     };
-    // `nvidia-smi -L` run through `kubectl exec`, listing GPUs: the container runs and sees them.
-    static EXEC_NVIDIA_SMI: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r"(?i)\b(?:kubectl|oc) exec\b.*\bnvidia-smi\b").expect("exec regex")
-    });
-    static GPU_ROW: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r"\bGPU \d+: [^()]+ \(UUID: GPU-[0-9a-f-]+\)").expect("GPU row regex")
-    });
-    let lines = || {
-        ev.signals
-            .iter()
-            .flat_map(|s| s.message.lines().map(str::trim))
-    };
-    if lines().any(|l| EXEC_NVIDIA_SMI.is_match(l)) && lines().any(|l| GPU_ROW.is_match(l)) {
+    if lists_gpus_through_exec(ev.signals.iter().flat_map(|s| s.message.lines())) {
         return false;
     }
     (ev.pod.as_ref().is_none_or(stateless) || ev.target.kind == "Node")
@@ -650,6 +655,35 @@ fn says_nothing_of_the_pod(ev: &Evidence) -> bool {
                     // A YAML condition spans two lines.
                     && !PROGRESS.is_match(&s.message)
         })
+}
+
+/// Whether the input's lines hold `nvidia-smi -L` run in a Pod through `kubectl exec`, with its GPU rows right
+/// under the command (blank lines aside) or after it on a line a ticket glued: the container runs and sees them.
+/// A Pod that kubectl picks from a DaemonSet or another workload (`ds/…`, `deploy/…`), or a Pod of the GPU
+/// stack, is not the one that does not start.
+fn lists_gpus_through_exec<'a>(lines: impl Iterator<Item = &'a str>) -> bool {
+    static EXEC_NVIDIA_SMI: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"^(?:\S*[$#%>] )?(?:sudo )?(?:kubectl|oc|k) exec\b(?P<args>.*?)\bnvidia-smi\b(?P<rest>.*)$")
+            .expect("exec regex")
+    });
+    static GPU_ROW: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"\bGPU \d+: [^()]+ \(UUID: GPU-[0-9a-f-]+\)").expect("GPU row regex")
+    });
+    let lines: Vec<&str> = lines.map(str::trim).collect();
+    lines.iter().enumerate().any(|(i, l)| {
+        let Some(c) = EXEC_NVIDIA_SMI.captures(l) else {
+            return false;
+        };
+        let a_pod = c["args"].split_whitespace().all(|w| {
+            let named = w.split_once('/').is_none_or(|(kind, _)| {
+                matches!(kind, "pod" | "pods" | "po") || kind.contains('=')
+            });
+            named && !is_gpu_stack(w)
+        });
+        // The next line that is not blank (a terminal wraps the command's trailing spaces onto lines of their own).
+        let next = lines[i + 1..].iter().find(|n| !n.is_empty());
+        a_pod && (GPU_ROW.is_match(&c["rest"]) || next.is_some_and(|n| GPU_ROW.is_match(n)))
+    })
 }
 
 /// Whether a pasted node listing names a GPU resource with a count above zero (`nvidia.com/gpu:  4`).
@@ -3376,11 +3410,25 @@ mod tests {
             diagnose(&ev(vec![log(&format!("{other}\n{rows}"))])).primary,
             Category::Unknown
         );
+        // The driver's or a DaemonSet's Pod that lists the node's GPUs, or prose about an exec, is no such word.
+        for not_the_pod in [
+            "$ kubectl exec -it -n gpu-operator ds/nvidia-driver-daemonset -- nvidia-smi -L",
+            "$ kubectl exec -it -n gpu-operator nvidia-driver-daemonset-7xk2p -- nvidia-smi -L",
+            "when I kubectl exec into my pod and run nvidia-smi -L I see:",
+        ] {
+            let d = diagnose(&ev(vec![log(&format!("{not_the_pod}\n{rows}"))]));
+            assert_eq!(d.primary, Category::Unknown, "{not_the_pod}");
+        }
+        // Rows apart from the command are no answer either; blank lines between them (a terminal that wrapped
+        // the command's trailing spaces) are no gap.
         let d = diagnose(&ev(vec![
-            log(&format!("{exec}\n{rows}")),
-            log("Failed to initialize NVML: Unknown Error"),
+            log(exec),
+            log("Defaulted container \"cuda\" out of: cuda, fetch (init)"),
+            log(rows),
         ]));
-        assert_ne!(d.primary, Category::None);
+        assert_eq!(d.primary, Category::Unknown);
+        let d = diagnose(&ev(vec![log(exec), log(rows)]));
+        assert_eq!(d.primary, Category::None);
     }
 
     #[test]

@@ -328,18 +328,32 @@ fn kubectl_command(line: &str) -> Option<(Vec<&str>, usize)> {
 }
 
 /// A line that starts another command in a pasted terminal session: a kubectl command, or a shell prompt
-/// (`$ nvidia-smi`, `root@node:~# journalctl …`, `[root@node ~]# …`) before a command.
+/// (`$ nvidia-smi`, `root@node:~# journalctl …`, `[root@node ~]# …`) before a command. A bare `# ` is not one:
+/// it opens YAML comments, markdown headings and notes (`# ... 200 lines cut ...`) as often as a root shell.
 fn is_command_line(line: &str) -> bool {
     static PROMPT: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"^(?:\(\S+\) )?(?:[$#] |\S+@\S+?[:~]\S*[$#] ?\S|\[\S+@\S+ [^\]]*\][$#] ?\S)")
+        Regex::new(r"^(?:\(\S+\) )?(?:\$ \S|\S+@\S+?[:~]\S*[$#] ?\S|\[\S+@\S+ [^\]]*\][$#] ?\S)")
             .expect("prompt")
     });
     PROMPT.is_match(line) || kubectl_command(line).is_some()
 }
 
+/// Whether a line is the reporter's, not a program's: words in the first person (`My pod's events say:`, `I
+/// also tried`), an introduction (`Here is the plugin's log:`), or a code fence the ticket put around a paste.
+/// A long sentence is no sign: programs' logs are full of them.
+fn is_reporters_line(line: &str) -> bool {
+    static REPORTERS: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?:^|\s)(?:I|I'm|I've|[Mm]y|[Ww]e|[Oo]ur|[Hh]ere(?:'s| is| are))\s")
+            .expect("reporter's words")
+    });
+    let t = line.trim();
+    t.starts_with("```") || t.starts_with("~~~") || REPORTERS.is_match(t)
+}
+
 /// The input's lines, each without its `kubectl logs --prefix` writer (`[pod/NAME/CONTAINER] `), and each line's
 /// writer: that prefix, else the Pod (and container) of the `kubectl logs POD` command above it, until the next
-/// command. A command's own line, and lines under a command that names no one Pod, have none.
+/// command or the reporter's own words. A command's own line, the reporter's lines and lines under a command
+/// that names no one Pod have none.
 fn log_writers(input: &str) -> (Vec<&str>, Vec<Option<String>>) {
     let mut under: Option<String> = None;
     input
@@ -348,6 +362,9 @@ fn log_writers(input: &str) -> (Vec<&str>, Vec<Option<String>>) {
             let (message, prefix) = split_log_writer(line);
             if let Some(w) = prefix {
                 return (message, Some(w.to_string()));
+            }
+            if under.is_some() && is_reporters_line(line) {
+                under = None;
             }
             if is_command_line(line) {
                 under = logs_command(line).and_then(|c| {

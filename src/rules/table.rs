@@ -117,7 +117,9 @@ pub static CATCH_ALL: &[&str] = &[
 /// runtime of a handler it dropped (GW416 would call it the container's command); GW459 says the runtime program
 /// missing is Docker's, from `daemon.json` (GW405 would send the reader to containerd's config, GW418 would only say
 /// the runtime failed); GW462 says the driver library a program cannot load is missing from a container whose
-/// `nvidia-smi` works, so the runtime is there and left out `libcuda` (GW420 would say the runtime put in none).
+/// `nvidia-smi` works, so the runtime is there and left out `libcuda` (GW420 would say the runtime put in none);
+/// GW464 says the hook that failed is the toolkit's own tool, which cannot bind an NVML function (GW418 would only
+/// say the runtime failed).
 pub static REFINES: &[(&str, &str)] = &[
     ("GW146", "GW105"),
     ("GW151", "GW145"),
@@ -2349,26 +2351,68 @@ pub static RULES: &[Rule] = &[
         name: "provisioned-node-never-advertised-gpu",
         category: C::DevicePlugin,
         gate: G::Scheduling,
-        looks_at: "Karpenter's log or its events on a node it launched (its in-flight and consistency checks)",
-        pattern: r"\bexpected resource \x22?(?P<resource>[^\x22\s]+)\x22? didn't register on the node\b",
+        looks_at: "Karpenter's log or its events on a node it launched (its in-flight and consistency checks, up to v0.27), or a NodeClaim's `Initialized` condition (later releases)",
+        pattern: r"\bexpected resource \x22?(?P<resource>(?:nvidia\.com|amd\.com|gpu\.intel\.com|habana\.ai|aws\.amazon\.com/neuron)[^\x22\s]*)\x22? didn't register on the node\b|\bResource \x22(?P<resource_alt>(?:nvidia\.com|amd\.com|gpu\.intel\.com|habana\.ai|aws\.amazon\.com/neuron)[^\x22\s]*)\x22 was requested but not registered\b",
         summary: "the node that Karpenter launched for the Pod joined but never advertised {resource}: no device plugin runs there or it finds no driver, so the Pod cannot go there",
         explanation: doc!(
-            "Karpenter launched a GPU instance for the pending Pods and checks that the node, once joined, advertises the resources its instance type has. It reports that {resource} never appeared in the node's capacity: the kubelet never heard from a device plugin for it.",
-            "The GPU's device plugin DaemonSet is not installed, does not select the new node (a node selector or affinity for labels the node does not have, a taint it does not tolerate), or runs but finds no driver (an AMI or node image without the NVIDIA driver). Karpenter may then remove the node and launch another, over and over.",
+            "Karpenter launched a GPU instance for the pending Pods and checks that the node, once joined, advertises the resources its instance type has. It reports that {resource} never appeared in the node's capacity: the kubelet never heard from a device plugin for it. Releases up to v0.27 say so in an event or log line (`expected resource … didn't register on the node`); later ones leave the NodeClaim's `Initialized` condition at `ResourceNotRegistered` (`Resource … was requested but not registered`), and the node is not counted as ready capacity.",
+            "The GPU's device plugin DaemonSet is not installed, does not select the new node (a node selector or affinity for labels the node does not have, a taint it does not tolerate), or runs but finds no driver (an AMI or node image without the NVIDIA driver).",
             "Install the device plugin (or the GPU Operator) so that its DaemonSet tolerates the GPU node pool's taints and selects its nodes, and use a node image with the driver (the EKS accelerated AMI, Bottlerocket's NVIDIA variant) or let the Operator install it.",
+        ),
+        next: &[PLUGIN_PODS, NODES_GPU],
+        fix: None,
+        example: " Warning  FailedConsistencyCheck  8m5s (x68 over 11h)  karpenter  expected resource \"nvidia.com/gpu\" didn't register on the node",
+        example_source: "https://github.com/aws/karpenter-provider-aws/issues/1914",
+        near_miss: "  Warning  FailedConsistencyCheck  9m20s (x247 over 3d22h)  karpenter  expected resource \"cpu\" didn't register on the node",
+    },
+    Rule {
+        id: "GW182",
+        name: "device-plugin-cannot-read-gpu-memory",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "the device plugin's log (NVIDIA's k8s-device-plugin, alone or under the GPU Operator)",
+        pattern: r"\berror getting device memory: Not Supported\b",
+        summary: "the device plugin stops because NVML reports no memory size for this GPU (a GPU that shares the host's memory, such as DGX Spark's GB10): the node advertises no GPU",
+        explanation: doc!(
+            "The device plugin asks NVML for each GPU's memory when it builds its device list. On a GPU that shares the host's memory (the GB10 of DGX Spark, other integrated GPUs) NVML answers `Not Supported`, and a plugin release that treats that as an error stops, so the node advertises no `nvidia.com/gpu`.",
+            "The device plugin (or the GPU Operator that deploys it) predates support for these GPUs.",
+            "Upgrade the device plugin to a release that supports unified-memory GPUs (the report names v0.17.4 and GPU Operator v25.10.0), then restart its Pod on the node.",
         ),
         next: &[
             PLUGIN_PODS,
             Next {
-                command: "kubectl get nodes -l karpenter.sh/nodepool -o custom-columns=NAME:.metadata.name,GPU:.status.allocatable.{resource_jsonpath}",
-                place: Cluster,
-                why: "see which of Karpenter's nodes advertise the GPU",
+                command: "nvidia-smi --query-gpu=name,memory.total --format=csv",
+                place: Node,
+                why: "see whether NVML reports a memory size for the GPU",
             },
         ],
         fix: None,
-        example: " Warning  FailedConsistencyCheck  8m5s (x68 over 11h)  karpenter  expected resource \"nvidia.com/gpu\" didn't register on the node",
-        example_source: "https://github.com/aws/karpenter-provider-aws/issues/1914",
-        near_miss: "  Normal   DisruptionBlocked        12s                 karpenter                Node isn't initialized",
+        example: "error getting device memory: Not Supported",
+        example_source: "https://github.com/NVIDIA/gpu-operator/issues/1794",
+        near_miss: "panic: Unable to load resource managers to manage plugin devices: error building device map: error building device map from config.resources: error building GPU device map: error building GPU Device: error getting device paths: error getting GPU device minor number: Not Supported",
+    },
+    Rule {
+        id: "GW183",
+        name: "provider-inventory-does-not-know-gpu",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "the Akash provider's operator-inventory (its log or its liveness check)",
+        pattern: r"\bFound nodes with GPU capacity > 0 but GPU info set to null\b",
+        summary: "the provider's GPU inventory finds GPU capacity on a node but cannot identify the GPU (its PCI id is not in the inventory's GPU database), so the GPU is not offered",
+        explanation: doc!(
+            "Akash's operator-inventory reads each node's GPUs by their PCI vendor and device ids and looks them up in its GPU database to learn the model, memory and interface it offers to tenants. A node whose capacity shows GPUs but whose GPU details are null has a GPU the database does not know, so the provider neither labels nor offers it, and GPU workloads are never placed there.",
+            "The card is newer than the inventory's database (`gpus.json`), or a board partner's card reports a subsystem or device id the database does not list.",
+            "Add the GPU's vendor and device id to the provider's GPU database (or upgrade the provider and its operator-inventory to a release that knows it), then restart the operator-inventory Pod.",
+        ),
+        next: &[Next {
+            command: "kubectl get nodes -o custom-columns=NAME:.metadata.name,GPU:.status.capacity.nvidia\\.com/gpu",
+            place: Cluster,
+            why: "see which nodes have GPU capacity the inventory should identify",
+        }],
+        fix: None,
+        example: "The inventory operator crashes with ERROR: Found nodes with GPU capacity > 0 but GPU info set to null because device ID 2231 is not recognised.",
+        example_source: "https://github.com/akash-network/provider-configs/issues/82",
+        near_miss: "ERROR: No nodes detected in inventory - operator-inventory likely lost K8s API connectivity",
     },
     Rule {
         id: "GW201",
@@ -3365,11 +3409,11 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "Failed event, container waiting/terminated message",
-        pattern: r#"(?:exec: "|fork/exec )(?P<binary>[^"\s:]*(?:nvidia-container-runtime[^"\s:]*|docker-runtimes\.d/nvidia))"?:? (?:executable file not found|no such file or directory|exec format error|permission denied)"#,
+        pattern: r#"(?:exec: "|fork/exec )(?P<binary>[^"\s:]*(?:nvidia-container-runtime[^"\s:]*|docker-runtimes\.d/nvidia))"?:? (?:executable file not found|no such file or directory|exec format error|permission denied)|\binject NVIDIA hook: stat (?P<binary_alt>\S*nvidia-container-runtime-hook): no such file or directory"#,
         summary: "the node's runtime config points to {binary}, which is not installed",
         explanation: doc!(
-            "containerd has the nvidia runtime configured, but the binary it points to does not exist on the node.",
-            "The NVIDIA Container Toolkit package was removed or never installed while the config stayed, or the GPU Operator's toolkit container has not finished installing it under `/usr/local/nvidia/toolkit`.",
+            "containerd has the nvidia runtime configured, but the binary it points to does not exist on the node; or the nvidia runtime runs but cannot find the hook it adds to each container (`inject NVIDIA hook: stat …`).",
+            "The NVIDIA Container Toolkit package was removed or never installed while the config stayed, only part of it was installed (the runtime without the toolkit package that ships `nvidia-container-runtime-hook`), or the GPU Operator's toolkit container has not finished installing it under `/usr/local/nvidia/toolkit`.",
             "Install the toolkit (or wait for the operator's toolkit daemonset), or fix `BinaryName` in the runtime options.",
         ),
         next: &[
@@ -4761,7 +4805,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "gVisor's runsc log (its GPU proxy, nvproxy), or the error of a container started under a gVisor RuntimeClass",
-        pattern: r"\bregistering nvproxy driver: unsupported Nvidia driver version: (?P<version>\d+(?:\.\d+)+)|\bnvproxy: unknown allocation class (?P<class>0x[0-9a-f]+)|\bnvproxy: unknown (?:control command|frontend ioctl) (?P<call>\S+)|\bnvproxy: rejecting (?P<rejected>\w+(?:\.\w+)*)",
+        pattern: r"\bregistering nvproxy driver: unsupported Nvidia driver version: (?P<version>\d+(?:\.\d+)+)|\bnvproxy: unknown allocation class (?P<class>0x[0-9a-f]+)|\bnvproxy: unknown (?:control command|frontend ioctl) (?P<call>\S+)|\bnvproxy: rejecting (?P<rejected>\w+(?:\.\w+)*)|\bnvproxy: handler is undefined for (?:control command|frontend ioctl \d+ ==|allocation class|NV_ESC_RM_ALLOC_MEMORY class|VID_HEAP_CONTROL function) (?P<call_alt>\S+)",
         summary: "gVisor's GPU proxy (nvproxy) does not support {version|what the program asked of the driver}: the sandbox cannot pass the GPU through until gVisor supports it",
         explanation: doc!(
             "Under gVisor (`runsc --nvproxy`), the container does not talk to the NVIDIA driver directly: nvproxy passes each of its driver calls through, and it knows only the driver versions and calls it was built for. The node's driver version is not on its list, so the sandbox does not start; or the program made a call nvproxy does not know, so it failed inside the container.",
@@ -4889,9 +4933,9 @@ pub static RULES: &[Rule] = &[
         pattern: r"\bvfio (?P<address>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): (?P<why>group \d+ is not viable|group \d+ used in multiple address spaces|error bind device fd=\d+ to iommufd=\d+: [A-Za-z][A-Za-z /-]*[a-z])|\b(?P<why_alt>Please ensure all devices within the iommu_group are bound to their vfio bus driver)\b",
         summary: "the VM that runs the Pod (Kata, KubeVirt) cannot attach a passed-through device ({why}), so the VM, and the Pod with it, does not start",
         explanation: doc!(
-            "A GPU passed through to a virtual machine (a Kata Containers sandbox, a KubeVirt VM) reaches the VM's QEMU as a VFIO device. QEMU could not attach it: the kernel reports the GPU's IOMMU group as not viable, QEMU finds the group already in another of its address spaces, or the iommufd backend refused to bind the device. The VM does not start, so the Pod's sandbox (or its virt-launcher) fails, and a sandbox device plugin may then mark the device unhealthy.",
-            "Another device in the same IOMMU group is still held by a host driver: most often the GPU card's own HDMI audio or USB-C function (`snd_hda_intel`, `xhci_hcd`), which must be bound to `vfio-pci` with the GPU and passed through with it: one function of a group passed alone, or the group's functions passed as separate devices, puts the group in two address spaces. Or the GPU was left in a bad state by a VM that crashed, or the host kernel's VFIO and iommufd support does not match what the runtime asks QEMU for.",
-            "Bind every device of the GPU's IOMMU group to `vfio-pci` (the passthrough controller binds the GPU; add the card's other functions to it) and pass the whole group to one VM, or move the GPU to a slot with a group of its own; after a crash, reset the device or reboot the node; then restart the Pod or the VM.",
+            "A GPU passed through to a virtual machine (a Kata Containers sandbox, a KubeVirt VM) reaches the VM's QEMU as a VFIO device. QEMU could not attach it: the kernel reports the GPU's IOMMU group as not viable, QEMU would have to put the group's devices in two address spaces, or the iommufd backend refused to bind the device. The VM does not start, so the Pod's sandbox (or its virt-launcher) fails, and a sandbox device plugin may then mark the device unhealthy.",
+            "Another device in the same IOMMU group is still held by a host driver: most often the GPU card's own HDMI audio or USB-C function (`snd_hda_intel`, `xhci_hcd`), which must be bound to `vfio-pci` with the GPU. A group's devices must also share one address space in the guest: with a virtual IOMMU in the VM (Kata's `enable_iommu`, QEMU's `intel-iommu`), functions of one card placed on separate PCIe ports each get their own, which QEMU refuses (`group N used in multiple address spaces`). Or the GPU was left in a bad state by a VM that crashed, or the host kernel's VFIO and iommufd support does not match what the runtime asks QEMU for.",
+            "Bind every device of the GPU's IOMMU group to `vfio-pci` (the passthrough controller binds the GPU; add the card's other functions to it); for the address-space error, run the VM without a virtual IOMMU, or pass only the GPU function while its siblings stay bound to `vfio-pci`; or move the GPU to a slot with a group of its own; after a crash, reset the device or reboot the node; then restart the Pod or the VM.",
         ),
         next: &[
             Next {
@@ -5002,16 +5046,16 @@ pub static RULES: &[Rule] = &[
     },
     Rule {
         id: "GW464",
-        name: "toolkit-needs-newer-nvml",
+        name: "toolkit-nvml-symbol-missing",
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "the runtime's error when a hook of the NVIDIA Container Toolkit fails (createContainer, prestart)",
         pattern: r"\bsymbol lookup error: (?P<binary>[^\s:]*nvidia-(?:ctk|cdi-hook|container-[a-z-]+)): undefined symbol: (?P<symbol>nvml\w+)",
-        summary: "the NVIDIA Container Toolkit's {binary} needs {symbol} from NVML, which the node's NVML library lacks: the toolkit is newer than the driver it finds, so the GPU container cannot be created",
+        summary: "the NVIDIA Container Toolkit's {binary} cannot bind {symbol} in the node's NVML library: the driver is older than the toolkit, or the toolkit was built to bind every NVML function at start, so the GPU container cannot be created",
         explanation: doc!(
-            "The runtime runs a tool of the NVIDIA Container Toolkit as a hook when it creates a GPU container. The tool loaded the node's NVML library (`libnvidia-ml.so.1`), but the dynamic linker found no function the tool was built against, so the hook exits with status 127 and the container is not created.",
-            "The toolkit was upgraded past what the node's driver provides (its newer releases call NVML functions that older driver branches lack), or the linker finds an older `libnvidia-ml.so.1` first (a stale copy from an earlier driver, a CUDA compat or stub library on the library path).",
-            "Upgrade the node's driver to a branch the toolkit release supports, or install the toolkit release that matches the driver; remove stale copies of `libnvidia-ml.so.1` and run `ldconfig` so the driver's own library is the one found.",
+            "The runtime runs a tool of the NVIDIA Container Toolkit as a hook when it creates a GPU container. The tool loaded the node's NVML library (`libnvidia-ml.so.1`), and the dynamic linker stopped it on a function it could not bind, so the hook exits with status 127 and the container is not created.",
+            "Either the node's NVML lacks the function: the toolkit was upgraded past what the driver branch provides, or the linker finds an older `libnvidia-ml.so.1` first (a stale copy from an earlier driver, a CUDA compat or stub library on the library path). Or the tool was built to bind every NVML function when it starts rather than when it first calls one (a distribution's or a source build linked without lazy binding), so a function the driver has no need to provide stops it even though the tool never calls it.",
+            "Install the toolkit from NVIDIA's packages (or reinstall them over a distribution's or a source build), or a release that matches the driver; if the driver is older than the toolkit supports, upgrade it; remove stale copies of `libnvidia-ml.so.1` and run `ldconfig` so the driver's own library is the one found.",
         ),
         next: &[
             Next {
@@ -5059,6 +5103,29 @@ pub static RULES: &[Rule] = &[
         example: "[Wed Jun 12 02:42:37 2024] vfio-pci 0000:b3:00.0: vfio_ecap_init: hiding ecap 0x19@0x900\n[Wed Jun 12 02:42:37 2024] vfio-pci 0000:b3:00.0: BAR 1: can’t reserve [mem 0xe0000000-0xefffffff 64bit pref]",
         example_source: "https://github.com/harvester/pcidevices/issues/81",
         near_miss: "[Wed Jun 12 02:42:37 2024] vfio-pci 0000:b3:00.0: vfio_ecap_init: hiding ecap 0x19@0x900",
+    },
+    Rule {
+        id: "GW466",
+        name: "cdi-spec-without-wsl-library",
+        category: C::RuntimeHook,
+        gate: G::Runtime,
+        looks_at: "the log of `nvidia-ctk cdi generate` (by hand, by the nvidia-cdi-refresh service or by the GPU Operator) on a WSL2 node",
+        pattern: r"\bCould not locate libdxcore\.so: pattern libdxcore\.so not found\b",
+        summary: "the CDI specification generated on this WSL2 node leaves out libdxcore.so, which WSL's GPU needs: containers given the GPU by that spec cannot use it",
+        explanation: doc!(
+            "Under WSL2 the GPU is reached through `/dev/dxg` and the libraries Windows provides in `/usr/lib/wsl/lib` (`libdxcore.so`, `libcuda.so`, `libnvidia-ml.so.1`). The toolkit's CDI generator did not find `libdxcore.so` where it searched, so it wrote a spec without it, and containers started with that spec fail to initialise NVML or CUDA.",
+            "The generator searches its own list of directories (or a container's root, under the GPU Operator or an embedded k3s) rather than the WSL library directory, or it ran in a mode other than `wsl`.",
+            "Generate the spec again with the WSL library directory in its search path (`nvidia-ctk cdi generate --mode wsl --library-search-path /usr/lib/wsl/lib`), or upgrade the toolkit, and check that the new spec mounts `libdxcore.so`; then restart the Pod.",
+        ),
+        next: &[Next {
+            command: "grep -n dxcore /etc/cdi/*.yaml /var/run/cdi/*.yaml; ls -l /usr/lib/wsl/lib/libdxcore.so",
+            place: Node,
+            why: "see whether the CDI spec mounts libdxcore.so and where WSL keeps it",
+        }],
+        fix: None,
+        example: "level=warning msg=\"Could not locate libdxcore.so: pattern libdxcore.so not found\"",
+        example_source: "https://github.com/NVIDIA/nvidia-container-toolkit/issues/1739",
+        near_miss: "libdxcore.so (libc6,x86-64) => /usr/lib/wsl/lib/libdxcore.so",
     },
     Rule {
         id: "GW501",
@@ -5902,16 +5969,16 @@ pub static RULES: &[Rule] = &[
         gate: G::Runtime,
         looks_at: "the container's log (NCCL's warning, from PyTorch, vLLM or another multi-GPU program)",
         pattern: r"\bError while attaching to shared memory segment (?P<segment>/dev/shm/\S*) \(size (?P<size>\d+)\), error: No such file or directory\b",
-        summary: "the program's NCCL cannot find the shared-memory segment {segment} that another of its processes made: the processes NCCL takes for one host do not share one /dev/shm, or NCCL sent a broken segment name; the GPUs are not what stops it",
+        summary: "the program's NCCL cannot open the shared-memory segment {segment} that another of its processes was to make: reports of this point to NCCL itself (newer releases, an empty or garbled name), or to ranks on different hosts given one NCCL_HOSTID; the GPUs are not what stops it",
         explanation: doc!(
-            "The Pod runs and has its GPUs. NCCL, which moves data between the GPUs of one host through `/dev/shm`, had one process create a segment and another open it by name, and the second found no such file, so the program stops with `unhandled system error`.",
-            "NCCL decides which processes share a host from their host id (the hostname and boot id, or `NCCL_HOSTID`). Processes in separate containers or Pods, or Pods on different nodes with the same hostname (`hostNetwork`, a fixed `hostname`, a copied `NCCL_HOSTID`), look like one host but have separate `/dev/shm` directories. A segment with an empty or garbled name and size 0 (`/dev/shm/nccl- (size 0)`) is a known NCCL fault in its newer releases, on hosts with memoryless NUMA nodes and with CUDA's memory handles, not a setting of the Pod.",
-            "Run the ranks of one host in one container, or give each Pod its own hostname and leave `NCCL_HOSTID` unset; set `NCCL_SHM_DISABLE=1` to use another transport; for the empty or garbled name, change the NCCL release (the reports name 2.21.5 as one without it) and follow NVIDIA's NCCL tracker.",
+            "The Pod runs and has its GPUs. NCCL, which moves data between the GPUs of one host, had one process create a segment under `/dev/shm` and another open it by the name it was sent, and the second found no such file, so the program stops with `unhandled system error`.",
+            "NCCL pairs processes for shared memory only when their host id (the hostname and boot id, or `NCCL_HOSTID` in their place) and their `/dev/shm` device match, so separate containers are not paired by mistake. The reports of this error are NCCL faults in its newer releases: a segment name that arrives empty or garbled with size 0 (`/dev/shm/nccl- (size 0)`), on hosts with memoryless NUMA nodes or with CUDA's memory handles, fixed or avoided by another NCCL release. An `NCCL_HOSTID` copied to Pods on different nodes makes NCCL take them for one host.",
+            "Change the NCCL release (the reports name 2.21.5 as one without the fault, and follow NVIDIA's NCCL tracker for the fix), or set `NCCL_SHM_DISABLE=1` to use another transport; leave `NCCL_HOSTID` unset unless each host has its own.",
         ),
         next: &[Next {
-            command: "kubectl exec {pod} -n {namespace} -- sh -c 'hostname; ls -l /dev/shm'",
+            command: "kubectl exec {pod} -n {namespace} -- sh -c 'env | grep ^NCCL_; ls -l /dev/shm'",
             place: Cluster,
-            why: "see the hostname NCCL keys its host on and the segments this container can open",
+            why: "see the NCCL settings the container runs with and the segments it can open",
         }],
         fix: None,
         example: "g148:14937:69361 [0] misc/shmutils.cc:93 NCCL WARN Call to open failed: No such file or directory\n\ng148:14937:69361 [0] misc/shmutils.cc:129 NCCL WARN Error while attaching to shared memory segment /dev/shm/nccl-glnlGK (size 14156128), error: No such file or directory (2)",

@@ -207,6 +207,20 @@ fn a_driver_installer_log_is_the_answer_only_when_it_stops_short() {
             "unknown",
             "{short}"
         );
+        // A note in the paste is no command: the log goes on under it. The same Pod's log read again with its
+        // container named is the same log.
+        assert_eq!(
+            primary(&format!("{stuck}# ... (about 200 lines cut) ...\n{end}\n")),
+            "unknown",
+            "{short}"
+        );
+        assert_eq!(
+            primary(&format!(
+                "{stuck}$ kubectl logs -n gpu-operator installer-a1 -c installer | tail -2\n{end}\n"
+            )),
+            "unknown",
+            "{short}"
+        );
         // A command of another kind ends the log above it: an end line under it does not finish that log.
         assert_eq!(
             primary(&format!("{stuck}$ kubectl get pods -A\n{end}\n")),
@@ -244,15 +258,26 @@ fn a_prefixed_log_is_read_by_the_pod_its_prefix_names() {
         .map(|l| format!("{}\n", &l[writer.len() + 1..]))
         .collect();
     assert_eq!(primary(&bare), "unknown");
-    // Pasted under the command that printed them, they are the plugin's again, also when the command's line is
-    // apart from the log (an image the node cannot run read as the plugin's failure).
-    let commanded = "root@node:~# kubectl logs -n kube-system nvidia-device-plugin-daemonset-x2v9k";
-    assert_eq!(primary(&format!("{commanded}\n{bare}")), "device-plugin");
+    // Pasted under the command that printed them, beside another Pod's log (so the paste is no one Pod's), a
+    // failure in the plugin's log that does not name the plugin is the plugin's (an image the node cannot run);
+    // under the workload's own command, or after the reporter's words, it is the workload's.
+    let plugin = "root@node:~# kubectl logs -n kube-system nvidia-device-plugin-daemonset-x2v9k";
+    let failure = "I0501 10:00:00.000000       1 main.go:178] Starting FS watcher.\nstandard_init_linux.go:228: exec user process caused: exec format error";
+    let trainer = "root@node:~# kubectl logs trainer-0\nI0501 10:00:01.000000       1 train.go:12] waiting for the GPU";
+    assert_eq!(
+        primary(&format!("{plugin}\n{failure}\n{trainer}\n")),
+        "device-plugin"
+    );
+    assert_eq!(
+        primary(&format!("{trainer}\n{failure}\n{plugin}\n")),
+        "other"
+    );
     assert_eq!(
         primary(&format!(
-            "{commanded}\n\nstandard_init_linux.go:228: exec user process caused: exec format error\n"
+            "{plugin}\n{}\nBut my training pod keeps crashing, its log is just:\n{failure}\n",
+            bare.trim_end()
         )),
-        "device-plugin"
+        "other"
     );
 }
 
