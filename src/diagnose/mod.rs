@@ -98,20 +98,14 @@ fn log_writer(s: &Signal) -> Option<&str> {
     s.component.as_deref().filter(|c| c.starts_with("pod/"))
 }
 
-/// Whether two lines' writers (`pod/NAME[/CONTAINER]`, or none) are one log's: the same Pod, and the same
-/// container when both name one. Lines without a writer are one log with each other only.
-fn same_log(a: Option<&str>, b: Option<&str>) -> bool {
+/// Whether two lines' writers (`pod/NAME[/CONTAINER]`, or none) are one Pod's: its containers' logs are one run
+/// (the GPU Operator's driver Pod logs its manager's wait in one container and the driver's end in another).
+/// Lines without a writer are one Pod's with each other only.
+fn same_pod(a: Option<&str>, b: Option<&str>) -> bool {
+    let pod = |w: &str| w.split('/').nth(1).map(str::to_string);
     match (a, b) {
         (None, None) => true,
-        (Some(a), Some(b)) => {
-            let mut a = a.split('/').skip(1);
-            let mut b = b.split('/').skip(1);
-            a.next() == b.next()
-                && match (a.next(), b.next()) {
-                    (Some(x), Some(y)) => x == y,
-                    _ => true,
-                }
-        }
+        (Some(a), Some(b)) => pod(a) == pod(b),
         _ => false,
     }
 }
@@ -229,7 +223,7 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
         let writer = log_writer(h.signal);
         !ends.is_empty()
             && ev.signals.iter().any(|s| {
-                ends.iter().any(|e| s.message.contains(e)) && same_log(log_writer(s), writer)
+                ends.iter().any(|e| s.message.contains(e)) && same_pod(log_writer(s), writer)
             })
     };
     hits.retain(|h| !finished(h));
@@ -642,7 +636,10 @@ fn says_nothing_of_the_pod(ev: &Evidence) -> bool {
                     .is_some_and(|(_, name)| name != t)
             })
     };
-    if lists_gpus_through_exec(ev.signals.iter().flat_map(|s| s.message.lines())) {
+    if lists_gpus_through_exec(
+        ev.signals.iter().flat_map(|s| s.message.lines()),
+        ev.target.name.as_deref(),
+    ) {
         return false;
     }
     (ev.pod.as_ref().is_none_or(stateless) || ev.target.kind == "Node")
@@ -657,11 +654,13 @@ fn says_nothing_of_the_pod(ev: &Evidence) -> bool {
         })
 }
 
-/// Whether the input's lines hold `nvidia-smi -L` run in a Pod through `kubectl exec`, with its GPU rows right
-/// under the command (blank lines aside) or after it on a line a ticket glued: the container runs and sees them.
-/// A Pod that kubectl picks from a DaemonSet or another workload (`ds/…`, `deploy/…`), or a Pod of the GPU
-/// stack, is not the one that does not start.
-fn lists_gpus_through_exec<'a>(lines: impl Iterator<Item = &'a str>) -> bool {
+/// Whether the input shows `nvidia-smi -L` run in the Pod through `kubectl exec`, its GPU (and MIG) rows right
+/// under the command (kubectl's `Defaulted container` notice and blank lines aside) or glued to the command's
+/// line: the container runs and sees its GPUs. The exec must name the target Pod, when the input names one, and
+/// not a Pod that kubectl picks from a DaemonSet or another workload (`ds/…`), nor a Pod of the GPU stack; and no
+/// other line may speak of a failure or a waiting Pod (an error, `Pending`, `stuck`): the reporter's words around
+/// the listing (`Here is what I see:`) are no such word.
+fn lists_gpus_through_exec<'a>(lines: impl Iterator<Item = &'a str>, target: Option<&str>) -> bool {
     static EXEC_NVIDIA_SMI: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(r"^(?:\S*[$#%>] )?(?:sudo )?(?:kubectl|oc|k) exec\b(?P<args>.*?)\bnvidia-smi\b(?P<rest>.*)$")
             .expect("exec regex")
@@ -669,21 +668,68 @@ fn lists_gpus_through_exec<'a>(lines: impl Iterator<Item = &'a str>) -> bool {
     static GPU_ROW: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(r"\bGPU \d+: [^()]+ \(UUID: GPU-[0-9a-f-]+\)").expect("GPU row regex")
     });
-    let lines: Vec<&str> = lines.map(str::trim).collect();
-    lines.iter().enumerate().any(|(i, l)| {
-        let Some(c) = EXEC_NVIDIA_SMI.captures(l) else {
-            return false;
-        };
-        let a_pod = c["args"].split_whitespace().all(|w| {
-            let named = w.split_once('/').is_none_or(|(kind, _)| {
-                matches!(kind, "pod" | "pods" | "po") || kind.contains('=')
-            });
-            named && !is_gpu_stack(w)
-        });
-        // The next line that is not blank (a terminal wraps the command's trailing spaces onto lines of their own).
-        let next = lines[i + 1..].iter().find(|n| !n.is_empty());
-        a_pod && (GPU_ROW.is_match(&c["rest"]) || next.is_some_and(|n| GPU_ROW.is_match(n)))
-    })
+    static OUTPUT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#"^(?:GPU \d+: [^()]+ \(UUID: GPU-[0-9a-f-]+\)|MIG \S+ +Device +\d+: \(UUID: MIG-[0-9a-f-]+\)|Defaulted container "[^"]+" out of: .*)$"#)
+            .expect("exec output regex")
+    });
+    static WAITING: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?i)\b(?:pending|containercreating|podinitializing|crashloopbackoff|init:|imagepullbackoff|errimagepull|stuck|crash\w*|oomkilled|evicted|unschedulable|not ready)\b")
+            .expect("waiting regex")
+    });
+    let lines: Vec<&str> = lines.map(str::trim).filter(|l| !l.is_empty()).collect();
+    // kubectl's flags that take a value in the next word.
+    const VALUED: &[&str] = &[
+        "-n",
+        "--namespace",
+        "-c",
+        "--container",
+        "--context",
+        "--kubeconfig",
+        "--cluster",
+        "--user",
+        "-s",
+        "--server",
+        "--token",
+        "--request-timeout",
+        "-f",
+        "--filename",
+        "--pod-running-timeout",
+    ];
+    let exec_pod = |args: &str| -> Option<String> {
+        let mut words = args.split_whitespace();
+        while let Some(w) = words.next() {
+            if VALUED.contains(&w) {
+                words.next();
+            } else if !w.starts_with('-') {
+                let (kind, name) = w.split_once('/').unwrap_or(("pod", w));
+                return matches!(kind, "pod" | "pods" | "po").then(|| name.to_string());
+            }
+        }
+        None
+    };
+    let Some((at, c)) = lines
+        .iter()
+        .enumerate()
+        .find_map(|(i, l)| EXEC_NVIDIA_SMI.captures(l).map(|c| (i, c)))
+    else {
+        return false;
+    };
+    let Some(pod) = exec_pod(&c["args"]) else {
+        return false;
+    };
+    if is_gpu_stack(&pod) || target.is_some_and(|t| t != pod) {
+        return false;
+    }
+    let output = lines[at + 1..]
+        .iter()
+        .take_while(|l| OUTPUT.is_match(l))
+        .count();
+    let rows = GPU_ROW.is_match(&c["rest"])
+        || lines[at + 1..at + 1 + output]
+            .iter()
+            .any(|l| GPU_ROW.is_match(l));
+    let mut others = lines[..at].iter().chain(&lines[at + 1 + output..]);
+    rows && others.all(|l| !looks_like_error(l) && !WAITING.is_match(l))
 }
 
 /// Whether a pasted node listing names a GPU resource with a count above zero (`nvidia.com/gpu:  4`).
@@ -3419,16 +3465,25 @@ mod tests {
             let d = diagnose(&ev(vec![log(&format!("{not_the_pod}\n{rows}"))]));
             assert_eq!(d.primary, Category::Unknown, "{not_the_pod}");
         }
-        // Rows apart from the command are no answer either; blank lines between them (a terminal that wrapped
-        // the command's trailing spaces) are no gap.
+        // kubectl's notice of the container it chose is part of the exec's output; anything more may be about
+        // another Pod: its state, an error, the reporter's words.
         let d = diagnose(&ev(vec![
             log(exec),
             log("Defaulted container \"cuda\" out of: cuda, fetch (init)"),
             log(rows),
         ]));
-        assert_eq!(d.primary, Category::Unknown);
-        let d = diagnose(&ev(vec![log(exec), log(rows)]));
         assert_eq!(d.primary, Category::None);
+        for beside in [
+            "Error from server (BadRequest): container \"cuda\" in pod \"train-1\" is waiting to start: ContainerCreating",
+            "My pod train-1 is stuck in ContainerCreating. The other pod works:",
+            "train-1   0/1     Pending   0          5m",
+        ] {
+            let d = diagnose(&ev(vec![log(exec), log(rows), log(beside)]));
+            assert_ne!(d.primary, Category::None, "{beside}");
+        }
+        let intro = "My pod train-1 is stuck in ContainerCreating. The other pod works:";
+        let d = diagnose(&ev(vec![log(intro), log(exec), log(rows)]));
+        assert_ne!(d.primary, Category::None);
     }
 
     #[test]

@@ -339,31 +339,43 @@ fn is_command_line(line: &str) -> bool {
 }
 
 /// Whether a line is the reporter's, not a program's: words in the first person (`My pod's events say:`, `I
-/// also tried`), an introduction (`Here is the plugin's log:`), or a code fence the ticket put around a paste.
-/// A long sentence is no sign: programs' logs are full of them.
-fn is_reporters_line(line: &str) -> bool {
+/// also tried`), an introduction (`Here is the plugin's log:`), or, after a blank line, a line of four words or
+/// more ending in a colon with no log header (`The training pod crashes right away, its log:`), which is not a
+/// program's own heading (`Traceback (most recent call last):`, `Caused by:`). A long sentence alone is no sign:
+/// programs' logs are full of them.
+fn is_reporters_line(line: &str, after_blank: bool) -> bool {
     static REPORTERS: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r"(?:^|\s)(?:I|I'm|I've|[Mm]y|[Ww]e|[Oo]ur|[Hh]ere(?:'s| is| are))\s")
             .expect("reporter's words")
     });
+    static HEADED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^(?:[\[(<{]|\d|[EWIF]\d{4} |time=|level=|Traceback\b|Caused by\b|Stack backtrace\b|During handling\b|[A-Z]{3,}\b)")
+            .expect("log header")
+    });
     let t = line.trim();
-    t.starts_with("```") || t.starts_with("~~~") || REPORTERS.is_match(t)
+    REPORTERS.is_match(t)
+        || after_blank
+            && t.ends_with(':')
+            && t.split_whitespace().nth(3).is_some()
+            && !HEADED.is_match(t)
 }
 
 /// The input's lines, each without its `kubectl logs --prefix` writer (`[pod/NAME/CONTAINER] `), and each line's
 /// writer: that prefix, else the Pod (and container) of the `kubectl logs POD` command above it, until the next
-/// command or the reporter's own words. A command's own line, the reporter's lines and lines under a command
+/// command or the reporter's own words (a code fence around the paste is gone by now: `carried::unfence`). A command's own line, the reporter's lines and lines under a command
 /// that names no one Pod have none.
 fn log_writers(input: &str) -> (Vec<&str>, Vec<Option<String>>) {
     let mut under: Option<String> = None;
+    let mut after_blank = false;
     input
         .lines()
         .map(|line| {
             let (message, prefix) = split_log_writer(line);
+            let blank = std::mem::replace(&mut after_blank, line.trim().is_empty());
             if let Some(w) = prefix {
                 return (message, Some(w.to_string()));
             }
-            if under.is_some() && is_reporters_line(line) {
+            if under.is_some() && is_reporters_line(line, blank) {
                 under = None;
             }
             if is_command_line(line) {

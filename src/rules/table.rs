@@ -2352,10 +2352,10 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "Karpenter's log or its events on a node it launched (its in-flight and consistency checks, up to v0.27), or a NodeClaim's `Initialized` condition (later releases)",
-        pattern: r"\bexpected resource \x22?(?P<resource>(?:nvidia\.com|amd\.com|gpu\.intel\.com|habana\.ai|aws\.amazon\.com/neuron)[^\x22\s]*)\x22? didn't register on the node\b|\bResource \x22(?P<resource_alt>(?:nvidia\.com|amd\.com|gpu\.intel\.com|habana\.ai|aws\.amazon\.com/neuron)[^\x22\s]*)\x22 was requested but not registered\b",
-        summary: "the node that Karpenter launched for the Pod joined but never advertised {resource}: no device plugin runs there or it finds no driver, so the Pod cannot go there",
+        pattern: r"\bexpected resource \x22?(?P<resource>(?:nvidia\.com|amd\.com|gpu\.intel\.com|habana\.ai|aws\.amazon\.com/neuron)[^\x22\s]*)\x22? didn't register on the node\b|\bResource [\x22'](?P<resource_alt>(?:nvidia\.com|amd\.com|gpu\.intel\.com|habana\.ai|aws\.amazon\.com/neuron)[^\x22'\s]*)[\x22'] was requested but not registered\b",
+        summary: "the node that Karpenter launched for the Pod joined but has not advertised {resource}: while no device plugin runs there or it finds no driver, the Pod cannot go there",
         explanation: doc!(
-            "Karpenter launched a GPU instance for the pending Pods and checks that the node, once joined, advertises the resources its instance type has. It reports that {resource} never appeared in the node's capacity: the kubelet never heard from a device plugin for it. Releases up to v0.27 say so in an event or log line (`expected resource … didn't register on the node`); later ones leave the NodeClaim's `Initialized` condition at `ResourceNotRegistered` (`Resource … was requested but not registered`), and the node is not counted as ready capacity.",
+            "Karpenter launched a GPU instance for the pending Pods and checks that the node, once joined, advertises the resources its instance type has. It reports that {resource} never appeared in the node's capacity: the kubelet never heard from a device plugin for it. Releases up to v0.27 say so in an event or log line (`expected resource … didn't register on the node`); later ones leave the Machine's or NodeClaim's `Initialized` condition at `ResourceNotRegistered` (`Resource … was requested but not registered`), which is also its state for the minutes a GPU node's driver and plugin take to start: it matters when it lasts. Meanwhile Karpenter counts on the capacity the instance type should have, so the Pod stays nominated to the node and no other node is launched for it.",
             "The GPU's device plugin DaemonSet is not installed, does not select the new node (a node selector or affinity for labels the node does not have, a taint it does not tolerate), or runs but finds no driver (an AMI or node image without the NVIDIA driver).",
             "Install the device plugin (or the GPU Operator) so that its DaemonSet tolerates the GPU node pool's taints and selects its nodes, and use a node image with the driver (the EKS accelerated AMI, Bottlerocket's NVIDIA variant) or let the Operator install it.",
         ),
@@ -2371,11 +2371,11 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the device plugin's log (NVIDIA's k8s-device-plugin, alone or under the GPU Operator)",
-        pattern: r"\berror getting device memory: Not Supported\b",
+        pattern: r"(?:^|: )error getting device memory: Not Supported\b",
         summary: "the device plugin stops because NVML reports no memory size for this GPU (a GPU that shares the host's memory, such as DGX Spark's GB10): the node advertises no GPU",
         explanation: doc!(
             "The device plugin asks NVML for each GPU's memory when it builds its device list. On a GPU that shares the host's memory (the GB10 of DGX Spark, other integrated GPUs) NVML answers `Not Supported`, and a plugin release that treats that as an error stops, so the node advertises no `nvidia.com/gpu`.",
-            "The device plugin (or the GPU Operator that deploys it) predates support for these GPUs.",
+            "The device plugin (or the GPU Operator that deploys it) predates support for these GPUs; releases that support them log `Ignoring error getting device memory: Not Supported` and go on to register.",
             "Upgrade the device plugin to a release that supports unified-memory GPUs (the report names v0.17.4 and GPU Operator v25.10.0), then restart its Pod on the node.",
         ),
         next: &[
@@ -2389,7 +2389,7 @@ pub static RULES: &[Rule] = &[
         fix: None,
         example: "error getting device memory: Not Supported",
         example_source: "https://github.com/NVIDIA/gpu-operator/issues/1794",
-        near_miss: "panic: Unable to load resource managers to manage plugin devices: error building device map: error building device map from config.resources: error building GPU device map: error building GPU Device: error getting device paths: error getting GPU device minor number: Not Supported",
+        near_miss: "W1204 18:29:54.725748 Ignoring error getting device memory: Not Supported",
     },
     Rule {
         id: "GW183",
@@ -2398,17 +2398,24 @@ pub static RULES: &[Rule] = &[
         gate: G::Scheduling,
         looks_at: "the Akash provider's operator-inventory (its log or its liveness check)",
         pattern: r"\bFound nodes with GPU capacity > 0 but GPU info set to null\b",
-        summary: "the provider's GPU inventory finds GPU capacity on a node but cannot identify the GPU (its PCI id is not in the inventory's GPU database), so the GPU is not offered",
+        summary: "the provider's GPU inventory finds GPU capacity on a node but no details of the GPU (a GPU its database does not know, or hardware discovery that has not run), so the GPU is not offered",
         explanation: doc!(
-            "Akash's operator-inventory reads each node's GPUs by their PCI vendor and device ids and looks them up in its GPU database to learn the model, memory and interface it offers to tenants. A node whose capacity shows GPUs but whose GPU details are null has a GPU the database does not know, so the provider neither labels nor offers it, and GPU workloads are never placed there.",
-            "The card is newer than the inventory's database (`gpus.json`), or a board partner's card reports a subsystem or device id the database does not list.",
-            "Add the GPU's vendor and device id to the provider's GPU database (or upgrade the provider and its operator-inventory to a release that knows it), then restart the operator-inventory Pod.",
+            "Akash's operator-inventory reads each node's GPUs (through its hardware-discovery Pods) by their PCI vendor and device ids and looks them up in its GPU database to learn the model, memory and interface it offers to tenants. Its liveness check fails while a node's capacity shows GPUs but its GPU details are null, and restarts the operator: until the details are there, the provider neither labels nor offers the GPU, and GPU workloads are never placed there.",
+            "The card is newer than the inventory's database (`gpus.json`), or a board partner's card reports a subsystem or device id the database does not list; or the inventory's hardware discovery on the node has not filled the details in (its Pod is not running there, or failed), which the restart is meant to clear.",
+            "Read the operator-inventory's and the hardware-discovery Pods' logs; add the GPU's vendor and device id to the provider's GPU database (or upgrade the provider and its operator-inventory to a release that knows it); then restart the operator-inventory Pod.",
         ),
-        next: &[Next {
-            command: "kubectl get nodes -o custom-columns=NAME:.metadata.name,GPU:.status.capacity.nvidia\\.com/gpu",
-            place: Cluster,
-            why: "see which nodes have GPU capacity the inventory should identify",
-        }],
+        next: &[
+            Next {
+                command: "kubectl get pods -A -o wide | grep -i -e operator-inventory -e hardware-discovery",
+                place: Cluster,
+                why: "find the inventory's Pods, whose logs say whether the GPU is unknown or not yet read",
+            },
+            Next {
+                command: "kubectl get nodes -o custom-columns=NAME:.metadata.name,GPU:.status.capacity.nvidia\\.com/gpu",
+                place: Cluster,
+                why: "see which nodes have GPU capacity the inventory should identify",
+            },
+        ],
         fix: None,
         example: "The inventory operator crashes with ERROR: Found nodes with GPU capacity > 0 but GPU info set to null because device ID 2231 is not recognised.",
         example_source: "https://github.com/akash-network/provider-configs/issues/82",
@@ -2719,12 +2726,12 @@ pub static RULES: &[Rule] = &[
         category: C::Quota,
         gate: G::Admission,
         looks_at: "kueue-admission Pending event on the Workload or Job, Workload status",
-        pattern: r"couldn't assign flavors to pod set [^:]+: (?:insufficient (?:unused )?quota for |resource |borrowing limit for )(?P<resource>[A-Za-z0-9./_-]+)|Workload didn't fit in the remaining quota",
+        pattern: r"couldn't assign flavors to pod set [^:]+: (?:[^,]*,\s*){0,6}(?:insufficient (?:unused )?quota for |resource |borrowing limit for )(?P<resource>[A-Za-z0-9./_-]+)|Workload didn't fit in the remaining quota",
         summary: "the workload is not admitted by Kueue: its ClusterQueue has no room for {resource}",
         explanation: doc!(
             "Kueue keeps the Job suspended, so its Pods are not created: no ResourceFlavor of the ClusterQueue has enough unused quota for the workload, or the ClusterQueue does not cover a resource the Pods request.",
-            "Admitted workloads hold the quota, the request is larger than the nominal quota plus what can be borrowed, or the ClusterQueue's `coveredResources` leave out a resource (cpu, memory or the GPU) that the Pods ask for.",
-            "Add the resource to the ClusterQueue's resource group with a quota, raise the quota, or wait for admitted workloads to finish.",
+            "Admitted workloads hold the quota, the request is larger than the nominal quota plus what can be borrowed, or the ClusterQueue's `coveredResources` leave out a resource (cpu, memory or the GPU) that the Pods ask for. Kueue names each flavor's reason in turn: a GPU flavor that `supports only TopologyAwareScheduling` is skipped for a workload that asks for no topology, which leaves only flavors without GPU quota.",
+            "Add the resource to the ClusterQueue's resource group with a quota, raise the quota, or wait for admitted workloads to finish; for a flavor that only takes topology-aware workloads, give the workload a topology request (the `kueue.x-k8s.io/podset-required-topology` or `podset-preferred-topology` annotation) or use a flavor without a topology.",
         ),
         next: &[
             Next {
@@ -3414,7 +3421,7 @@ pub static RULES: &[Rule] = &[
         explanation: doc!(
             "containerd has the nvidia runtime configured, but the binary it points to does not exist on the node; or the nvidia runtime runs but cannot find the hook it adds to each container (`inject NVIDIA hook: stat …`).",
             "The NVIDIA Container Toolkit package was removed or never installed while the config stayed, only part of it was installed (the runtime without the toolkit package that ships `nvidia-container-runtime-hook`), or the GPU Operator's toolkit container has not finished installing it under `/usr/local/nvidia/toolkit`.",
-            "Install the toolkit (or wait for the operator's toolkit daemonset), or fix `BinaryName` in the runtime options.",
+            "Install the toolkit (or wait for the operator's toolkit daemonset), or fix `BinaryName` in the runtime options; for the hook, which the nvidia runtime finds by its own config, install the toolkit package or fix `path` under `[nvidia-container-runtime-hook]` in `/etc/nvidia-container-runtime/config.toml`.",
         ),
         next: &[
             Next {
@@ -5114,8 +5121,8 @@ pub static RULES: &[Rule] = &[
         summary: "the CDI specification generated on this WSL2 node leaves out libdxcore.so, which WSL's GPU needs: containers given the GPU by that spec cannot use it",
         explanation: doc!(
             "Under WSL2 the GPU is reached through `/dev/dxg` and the libraries Windows provides in `/usr/lib/wsl/lib` (`libdxcore.so`, `libcuda.so`, `libnvidia-ml.so.1`). The toolkit's CDI generator did not find `libdxcore.so` where it searched, so it wrote a spec without it, and containers started with that spec fail to initialise NVML or CUDA.",
-            "The generator searches its own list of directories (or a container's root, under the GPU Operator or an embedded k3s) rather than the WSL library directory, or it ran in a mode other than `wsl`.",
-            "Generate the spec again with the WSL library directory in its search path (`nvidia-ctk cdi generate --mode wsl --library-search-path /usr/lib/wsl/lib`), or upgrade the toolkit, and check that the new spec mounts `libdxcore.so`; then restart the Pod.",
+            "The WSL discovery looks for the library under its driver root (the driver store, then `/usr/lib/wsl/lib`); it ran where that directory is not to be seen: with a driver root other than `/` (`--driver-root`), or inside a container (the GPU Operator's toolkit, an embedded k3s's image) that does not mount WSL's `/usr/lib/wsl`.",
+            "Generate the spec on the WSL host itself (`nvidia-ctk cdi generate --mode wsl`, driver root `/`), or mount `/usr/lib/wsl` into the container that generates it, and check that the new spec mounts `libdxcore.so`; then restart the Pod.",
         ),
         next: &[Next {
             command: "grep -n dxcore /etc/cdi/*.yaml /var/run/cdi/*.yaml; ls -l /usr/lib/wsl/lib/libdxcore.so",

@@ -207,6 +207,22 @@ fn a_driver_installer_log_is_the_answer_only_when_it_stops_short() {
             "unknown",
             "{short}"
         );
+        // One Pod's containers are one run: the GPU Operator's driver Pod waits in its manager and ends in its
+        // driver container (`--all-containers --prefix`).
+        let in_container = |ctr: &str, text: &str| -> String {
+            text.lines()
+                .map(|l| format!("[pod/installer-a1/{ctr}] {l}\n"))
+                .collect()
+        };
+        assert_eq!(
+            primary(&format!(
+                "{}{}",
+                in_container("manager", &short),
+                in_container("driver", end)
+            )),
+            "unknown",
+            "{short}"
+        );
         // A note in the paste is no command: the log goes on under it. The same Pod's log read again with its
         // container named is the same log.
         assert_eq!(
@@ -272,13 +288,19 @@ fn a_prefixed_log_is_read_by_the_pod_its_prefix_names() {
         primary(&format!("{trainer}\n{failure}\n{plugin}\n")),
         "other"
     );
-    assert_eq!(
-        primary(&format!(
-            "{plugin}\n{}\nBut my training pod keeps crashing, its log is just:\n{failure}\n",
-            bare.trim_end()
-        )),
-        "other"
-    );
+    for intro in [
+        "But my training pod keeps crashing, its log is just:",
+        "\nThe training pod crashes right away, its log:",
+    ] {
+        assert_eq!(
+            primary(&format!(
+                "{plugin}\n{}\n{intro}\n{failure}\n",
+                bare.trim_end()
+            )),
+            "other",
+            "{intro}"
+        );
+    }
 }
 
 /// The real pastes under tests/fixtures/real, in name order.
