@@ -673,7 +673,7 @@ fn lists_gpus_through_exec<'a>(lines: impl Iterator<Item = &'a str>, target: Opt
             .expect("exec output regex")
     });
     static WAITING: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r"(?i)\b(?:pending|containercreating|podinitializing|crashloopbackoff|init:|imagepullbackoff|errimagepull|stuck|crash\w*|oomkilled|evicted|unschedulable|not ready)\b")
+        regex::Regex::new(r"(?i)\b(?:pending|containercreating|podinitializing|crashloopbackoff|init:|imagepullbackoff|errimagepull|stuck|crash\w*|oomkilled|evicted|unschedulable|not ready|waiting|won't|never|only one of|(?:does|do|did|can)(?:n't| not) (?:start|run|get)|not (?:start|run|get|scheduled))\b")
             .expect("waiting regex")
     });
     let lines: Vec<&str> = lines.map(str::trim).filter(|l| !l.is_empty()).collect();
@@ -707,19 +707,14 @@ fn lists_gpus_through_exec<'a>(lines: impl Iterator<Item = &'a str>, target: Opt
         }
         None
     };
-    let Some((at, c)) = lines
-        .iter()
-        .enumerate()
-        .find_map(|(i, l)| EXEC_NVIDIA_SMI.captures(l).map(|c| (i, c)))
-    else {
+    // The first exec of the Pod in question (an exec of a DaemonSet's Pod may come before it).
+    let Some((at, c)) = lines.iter().enumerate().find_map(|(i, l)| {
+        let c = EXEC_NVIDIA_SMI.captures(l)?;
+        let pod = exec_pod(&c["args"])?;
+        (!is_gpu_stack(&pod) && target.is_none_or(|t| t == pod)).then_some((i, c))
+    }) else {
         return false;
     };
-    let Some(pod) = exec_pod(&c["args"]) else {
-        return false;
-    };
-    if is_gpu_stack(&pod) || target.is_some_and(|t| t != pod) {
-        return false;
-    }
     let output = lines[at + 1..]
         .iter()
         .take_while(|l| OUTPUT.is_match(l))
@@ -3481,9 +3476,47 @@ mod tests {
             let d = diagnose(&ev(vec![log(exec), log(rows), log(beside)]));
             assert_ne!(d.primary, Category::None, "{beside}");
         }
-        let intro = "My pod train-1 is stuck in ContainerCreating. The other pod works:";
-        let d = diagnose(&ev(vec![log(intro), log(exec), log(rows)]));
-        assert_ne!(d.primary, Category::None);
+        for intro in [
+            "My pod train-1 is stuck in ContainerCreating. The other pod works:",
+            "The second pod train-2 won't start, but train-0 works:",
+        ] {
+            let d = diagnose(&ev(vec![log(intro), log(exec), log(rows)]));
+            assert_ne!(d.primary, Category::None, "{intro}");
+        }
+        // A DaemonSet's listing before the Pod's own does not hide the Pod's.
+        let ds =
+            "$ kubectl exec -n gpu-operator ds/nvidia-device-plugin-daemonset -- nvidia-smi -L";
+        let d = diagnose(&ev(vec![log(&format!("{ds}\n{rows}\n{exec}\n{rows}"))]));
+        assert_eq!(d.primary, Category::None);
+    }
+
+    /// GW182 reads the plugin's error wherever a log puts it (after klog's header, in logfmt's quotes), but not
+    /// the warning of a release that ignores it and registers; GW213 names the quota reason of a Kueue message
+    /// whatever reasons come before or after it (Kueue sorts them).
+    #[test]
+    fn reasons_inside_a_longer_message_are_read() {
+        for (text, rule) in [
+            (
+                "E1120 10:00:00.000000       1 main.go:300] error getting device memory: Not Supported",
+                Some("GW182"),
+            ),
+            (
+                "time=\"2025-11-20T10:00:00Z\" level=error msg=\"error getting device memory: Not Supported\"",
+                Some("GW182"),
+            ),
+            (
+                "W1204 18:29:54.725748 Ignoring error getting device memory: Not Supported",
+                None,
+            ),
+        ] {
+            let d = diagnose(&ev(vec![log(text)]));
+            assert_eq!(d.causes.first().and_then(|c| c.rule), rule, "{text}");
+        }
+        let d = diagnose(&ev(vec![log(
+            "couldn't assign flavors to pod set main: insufficient quota for nvidia.com/gpu in flavor h100 in ClusterQueue, resource ephemeral-storage unavailable in ClusterQueue",
+        )]));
+        assert_eq!(d.causes[0].rule, Some("GW213"));
+        assert_eq!(d.causes[0].details["resource"], "nvidia.com/gpu");
     }
 
     #[test]

@@ -341,7 +341,7 @@ fn is_command_line(line: &str) -> bool {
 /// Whether a line is the reporter's, not a program's: words in the first person (`My pod's events say:`, `I
 /// also tried`), an introduction (`Here is the plugin's log:`), or, after a blank line, a line of four words or
 /// more ending in a colon with no log header (`The training pod crashes right away, its log:`), which is not a
-/// program's own heading (`Traceback (most recent call last):`, `Caused by:`). A long sentence alone is no sign:
+/// program's own heading (`Traceback (most recent call last):`, `Caused by:`, `goroutine 1 [running]:`). A long sentence alone is no sign:
 /// programs' logs are full of them.
 fn is_reporters_line(line: &str, after_blank: bool) -> bool {
     static REPORTERS: LazyLock<Regex> = LazyLock::new(|| {
@@ -349,7 +349,7 @@ fn is_reporters_line(line: &str, after_blank: bool) -> bool {
             .expect("reporter's words")
     });
     static HEADED: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"^(?:[\[(<{]|\d|[EWIF]\d{4} |time=|level=|Traceback\b|Caused by\b|Stack backtrace\b|During handling\b|[A-Z]{3,}\b)")
+        Regex::new(r"^(?:[\[(<{]|\d|[EWIF]\d{4} |time=|level=|Traceback\b|Caused by\b|Stack backtrace\b|During handling\b|The above exception\b|goroutine \d+ \[|(?:ERROR|WARN(?:ING)?|INFO|DEBUG|FATAL|PANIC|TRACE)\b)")
             .expect("log header")
     });
     let t = line.trim();

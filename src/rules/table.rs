@@ -2371,7 +2371,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the device plugin's log (NVIDIA's k8s-device-plugin, alone or under the GPU Operator)",
-        pattern: r"(?:^|: )error getting device memory: Not Supported\b",
+        pattern: r"(?:^|[^\w\s]\s*)error getting device memory: Not Supported\b",
         summary: "the device plugin stops because NVML reports no memory size for this GPU (a GPU that shares the host's memory, such as DGX Spark's GB10): the node advertises no GPU",
         explanation: doc!(
             "The device plugin asks NVML for each GPU's memory when it builds its device list. On a GPU that shares the host's memory (the GB10 of DGX Spark, other integrated GPUs) NVML answers `Not Supported`, and a plugin release that treats that as an error stops, so the node advertises no `nvidia.com/gpu`.",
@@ -2726,7 +2726,7 @@ pub static RULES: &[Rule] = &[
         category: C::Quota,
         gate: G::Admission,
         looks_at: "kueue-admission Pending event on the Workload or Job, Workload status",
-        pattern: r"couldn't assign flavors to pod set [^:]+: (?:[^,]*,\s*){0,6}(?:insufficient (?:unused )?quota for |resource |borrowing limit for )(?P<resource>[A-Za-z0-9./_-]+)|Workload didn't fit in the remaining quota",
+        pattern: r"couldn't assign flavors to pod set [^:]+: (?:[^,]*,\s*)*?(?:insufficient (?:unused )?quota for |resource |borrowing limit for )(?P<resource>[A-Za-z0-9./_-]+)|Workload didn't fit in the remaining quota",
         summary: "the workload is not admitted by Kueue: its ClusterQueue has no room for {resource}",
         explanation: doc!(
             "Kueue keeps the Job suspended, so its Pods are not created: no ResourceFlavor of the ClusterQueue has enough unused quota for the workload, or the ClusterQueue does not cover a resource the Pods request.",
