@@ -295,6 +295,20 @@ pub fn is_driver_daemonset(name: &str) -> bool {
     name.starts_with("nvidia-driver-daemonset") || name.starts_with("nvidia-vgpu-manager-daemonset")
 }
 
+/// A Kubernetes object name of the DNS-1123 label kind (namespaces, DaemonSets, containers).
+pub fn is_dns_label(s: &str) -> bool {
+    (1..=63).contains(&s.len())
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !s.starts_with('-')
+        && !s.ends_with('-')
+}
+
+/// A Kubernetes object name of the DNS-1123 subdomain kind (Pods): lowercase DNS labels joined by dots.
+pub fn is_dns_subdomain(s: &str) -> bool {
+    s.len() <= 253 && s.split('.').all(is_dns_label)
+}
+
 /// Resource names the engine treats as GPUs, GPU slices or other accelerators (NPU, MLU, DCU, TPU, Neuron, …)
 /// rather than generic extended resources: a vendor prefix, or a word of the name that names an accelerator.
 pub fn is_gpu_resource(name: &str) -> bool {

@@ -17,6 +17,7 @@ pub mod par;
 pub mod render;
 pub mod rules;
 pub mod sanitize;
+pub mod shell;
 
 pub use error::{Error, Result};
 

@@ -661,10 +661,6 @@ fn says_nothing_of_the_pod(ev: &Evidence) -> bool {
 /// other line may speak of a failure or a waiting Pod (an error, `Pending`, `stuck`): the reporter's words around
 /// the listing (`Here is what I see:`) are no such word.
 fn lists_gpus_through_exec<'a>(lines: impl Iterator<Item = &'a str>, target: Option<&str>) -> bool {
-    static EXEC_NVIDIA_SMI: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r"^(?:\S*[$#%>] )?(?:sudo )?(?:kubectl|oc|k) exec\b(?P<args>.*?)\bnvidia-smi\b(?P<rest>.*)$")
-            .expect("exec regex")
-    });
     static GPU_ROW: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(r"\bGPU \d+: [^()]+ \(UUID: GPU-[0-9a-f-]+\)").expect("GPU row regex")
     });
@@ -677,41 +673,14 @@ fn lists_gpus_through_exec<'a>(lines: impl Iterator<Item = &'a str>, target: Opt
             .expect("waiting regex")
     });
     let lines: Vec<&str> = lines.map(str::trim).filter(|l| !l.is_empty()).collect();
-    // kubectl's flags that take a value in the next word.
-    const VALUED: &[&str] = &[
-        "-n",
-        "--namespace",
-        "-c",
-        "--container",
-        "--context",
-        "--kubeconfig",
-        "--cluster",
-        "--user",
-        "-s",
-        "--server",
-        "--token",
-        "--request-timeout",
-        "-f",
-        "--filename",
-        "--pod-running-timeout",
-    ];
-    let exec_pod = |args: &str| -> Option<String> {
-        let mut words = args.split_whitespace();
-        while let Some(w) = words.next() {
-            if VALUED.contains(&w) {
-                words.next();
-            } else if !w.starts_with('-') {
-                let (kind, name) = w.split_once('/').unwrap_or(("pod", w));
-                return matches!(kind, "pod" | "pods" | "po").then(|| name.to_string());
-            }
-        }
-        None
-    };
     // The first exec of the Pod in question (an exec of a DaemonSet's Pod may come before it).
-    let Some((at, c)) = lines.iter().enumerate().find_map(|(i, l)| {
-        let c = EXEC_NVIDIA_SMI.captures(l)?;
-        let pod = exec_pod(&c["args"])?;
-        (!is_gpu_stack(&pod) && target.is_none_or(|t| t == pod)).then_some((i, c))
+    let Some((at, run)) = lines.iter().enumerate().find_map(|(i, l)| {
+        let exec = crate::shell::exec_command(l)?;
+        let (_, run) = exec.command.split_once("nvidia-smi").filter(|(_, run)| {
+            !run.starts_with(|c: char| c.is_alphanumeric() || c == '-' || c == '_')
+        })?;
+        let pod = exec.pod?;
+        (!is_gpu_stack(&pod) && target.is_none_or(|t| t == pod)).then(|| (i, run.to_string()))
     }) else {
         return false;
     };
@@ -719,7 +688,7 @@ fn lists_gpus_through_exec<'a>(lines: impl Iterator<Item = &'a str>, target: Opt
         .iter()
         .take_while(|l| OUTPUT.is_match(l))
         .count();
-    let rows = GPU_ROW.is_match(&c["rest"])
+    let rows = GPU_ROW.is_match(&run)
         || lines[at + 1..at + 1 + output]
             .iter()
             .any(|l| GPU_ROW.is_match(l));

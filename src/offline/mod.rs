@@ -14,6 +14,7 @@ use regex::Regex;
 
 use crate::error::{Error, Result};
 use crate::evidence::{Evidence, Signal, SignalSource};
+use crate::shell::is_command_line;
 use carried::{
     dedent, rejoin_wrapped, respace, uncolour, unescape_html, unescape_markdown, unfence, unquote,
     untypeset,
@@ -310,7 +311,7 @@ fn split_by_object(ev: Evidence) -> Vec<Evidence> {
         .signals
         .iter()
         .filter(|s| s.object.is_none() || context(s))
-        .filter(|s| !is_command_line(&s.message))
+        .filter(|s| s.message.trim().contains('\n') || !is_command_line(s.message.trim()))
         .cloned()
         .collect();
     let stuck: Vec<&String> = objects
@@ -386,24 +387,6 @@ fn split_by_object(ev: Evidence) -> Vec<Evidence> {
         });
     }
     out
-}
-
-/// A shell command a reporter pasted above its output (`$ kubectl get pods -A`, `oc get pods`), on one line.
-fn is_command_line(message: &str) -> bool {
-    let line = message.trim();
-    if line.contains('\n') {
-        return false;
-    }
-    // A prompt: `$ `, `# `, `root@host:~# `, `[user@host ~]$ `.
-    let command = match line.find(['$', '#']) {
-        Some(i) if i < 40 && line[i + 1..].starts_with(' ') => line[i + 1..].trim_start(),
-        _ => line,
-    };
-    let first = command.split_whitespace().next().unwrap_or("");
-    matches!(
-        first,
-        "kubectl" | "oc" | "k" | "helm" | "microk8s" | "microk8s.kubectl" | "k3s" | "k0s"
-    ) && command.split_whitespace().nth(1).is_some()
 }
 
 /// `{"…` or `[{…` (not a bracketed tag such as `[Bug] …` or `[Warning] …` at the start of pasted text).

@@ -11,9 +11,11 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::evidence::{
-    Evidence, LogsOf, PodFacts, Signal, SignalSource, Target, Toleration, is_driver_daemonset,
+    Evidence, LogsOf, PodFacts, Signal, SignalSource, Target, Toleration, is_dns_label,
+    is_dns_subdomain, is_driver_daemonset,
 };
 use crate::sanitize;
+use crate::shell::{is_command_line, logs_command};
 
 static EVENT_ROW: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(?P<pre>.*?)\b(?P<type>Warning|Normal)\s+(?P<reason>[A-Za-z][A-Za-z0-9./_-]*)(?:\s+(?P<rest>.*))?$").expect("row")
@@ -297,47 +299,6 @@ fn settle_watched_rows(signals: &mut [Signal]) {
     }
 }
 
-/// A pasted kubectl command line, as its words and the index of `kubectl` (or `oc`, `k`, …) among them: only a
-/// shell prompt (`user@host:~$`, `(base) me@mac dir %`, `➜  ~`), `sudo` or a distribution's wrapper may come
-/// before it, so a sentence that mentions `oc logs` is not a command.
-fn kubectl_command(line: &str) -> Option<(Vec<&str>, usize)> {
-    let tokens: Vec<&str> = line
-        .split(|c: char| c.is_whitespace() || c == '`')
-        .filter(|t| !t.is_empty())
-        .collect();
-    let at = tokens.iter().position(|t| {
-        matches!(
-            *t,
-            "kubectl" | "oc" | "k" | "microk8s.kubectl" | "kubectl.exe" | "oc.exe"
-        )
-    })?;
-    let after_prompt = tokens[..at]
-        .iter()
-        .rposition(|t| t.ends_with(['$', '#', '%', '>']) || *t == "➜")
-        .map_or(0, |p| p + 1);
-    let wrapper = |t: &str| {
-        matches!(
-            t,
-            "sudo" | "-E" | "microk8s" | "k3s" | "k0s" | "-" | "*" | "~"
-        )
-    };
-    tokens[after_prompt..at]
-        .iter()
-        .all(|t| wrapper(t))
-        .then_some((tokens, at))
-}
-
-/// A line that starts another command in a pasted terminal session: a kubectl command, or a shell prompt
-/// (`$ nvidia-smi`, `root@node:~# journalctl …`, `[root@node ~]# …`) before a command. A bare `# ` is not one:
-/// it opens YAML comments, markdown headings and notes (`# ... 200 lines cut ...`) as often as a root shell.
-fn is_command_line(line: &str) -> bool {
-    static PROMPT: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"^(?:\(\S+\) )?(?:\$ \S|\S+@\S+?[:~]\S*[$#] ?\S|\[\S+@\S+ [^\]]*\][$#] ?\S)")
-            .expect("prompt")
-    });
-    PROMPT.is_match(line) || kubectl_command(line).is_some()
-}
-
 /// Whether a line is the reporter's, not a program's: words in the first person (`My pod's events say:`, `I
 /// also tried`), an introduction (`Here is the plugin's log:`), or, after a blank line, a line of four words or
 /// more ending in a colon with no log header (`The training pod crashes right away, its log:`), which is not a
@@ -391,124 +352,6 @@ fn log_writers(input: &str) -> (Vec<&str>, Vec<Option<String>>) {
             (message, under.clone())
         })
         .unzip()
-}
-
-/// What a pasted `kubectl logs` command reads: `$ kubectl logs -n ns pod -c ctr`, `oc logs -f pod/name`, `sudo
-/// k3s kubectl logs …`, `microk8s.kubectl logs pod ctr`, `k logs …`. A selector (`-l`) or another kind (`ds/…`)
-/// reads no one Pod (`pod` is `None`); text that is not such a command is `None`.
-fn logs_command(line: &str) -> Option<LogsCommand> {
-    // kubectl's flags that take no value; every other flag written without `=` takes the next word.
-    const BOOLEAN: &[&str] = &[
-        "-f",
-        "--follow",
-        "-p",
-        "--previous",
-        "--timestamps",
-        "--all-containers",
-        "--all-pods",
-        "--prefix",
-        "--ignore-errors",
-        "--insecure-skip-tls-verify",
-        "--match-server-version",
-        "--warnings-as-errors",
-        "--disable-compression",
-        "-h",
-        "--help",
-    ];
-    let (tokens, at) = kubectl_command(line)?;
-    let mut command = LogsCommand::default();
-    let mut positional = Vec::new();
-    let mut seen_logs = false;
-    let mut i = at + 1;
-    while let Some(&word) = tokens.get(i) {
-        // A pipe, a redirection (`2>&1`) or the next command ends it, glued to a word or not (`pod|grep x`).
-        let end = word.find(['|', '>', ';', '&']);
-        let t = word[..end.unwrap_or(word.len())].trim_matches(['"', '\'', '\\']);
-        if t.is_empty() || t == "--" || (end.is_some() && t.bytes().all(|b| b.is_ascii_digit())) {
-            break;
-        }
-        if t.len() > 1
-            && let Some(flag) = t.strip_prefix('-')
-        {
-            // pflag's shorthands: booleans grouped (`-fn ns` is `-f -n ns`), a value attached (`-nkube-system`).
-            let flag = flag.trim_start_matches(|c: char| {
-                !flag.starts_with('-') && BOOLEAN.contains(&format!("-{c}").as_str())
-            });
-            if flag.is_empty() {
-                i += 1;
-                continue;
-            }
-            let (name, inline) = match flag.split_once('=') {
-                Some((f, v)) => (format!("-{f}"), Some(v)),
-                None if !flag.starts_with('-') && flag.len() > 1 => {
-                    (format!("-{}", &flag[..1]), Some(&flag[1..]))
-                }
-                None => (format!("-{flag}"), None),
-            };
-            if matches!(name.as_str(), "-l" | "--selector") {
-                return seen_logs.then(LogsCommand::default);
-            }
-            if BOOLEAN.contains(&name.as_str()) {
-                i += 1;
-                continue;
-            }
-            let value = inline
-                .or_else(|| tokens.get(i + 1).copied())
-                .map(|v| v.trim_matches(['"', '\'', '\\']));
-            match name.as_str() {
-                "-n" | "--namespace" => command.namespace = value.map(str::to_string),
-                "-c" | "--container" => command.container = value.map(str::to_string),
-                _ => {}
-            }
-            i += if inline.is_some() { 1 } else { 2 };
-            continue;
-        }
-        if !seen_logs {
-            if t != "logs" {
-                return None;
-            }
-            seen_logs = true;
-        } else {
-            positional.push(t);
-        }
-        if end.is_some() {
-            break;
-        }
-        i += 1;
-    }
-    if !seen_logs {
-        return None;
-    }
-    if let Some(first) = positional.first() {
-        let (kind, name) = first.split_once('/').unwrap_or(("pod", first));
-        if !matches!(kind, "pod" | "pods" | "po") {
-            return Some(LogsCommand::default());
-        }
-        if !is_dns_subdomain(name) {
-            return None;
-        }
-        command.pod = Some(name.to_string());
-        // `kubectl logs POD CONTAINER`.
-        if command.container.is_none() {
-            command.container = positional.get(1).map(|c| c.to_string());
-        }
-    }
-    command.namespace = command.namespace.filter(|n| is_dns_label(n));
-    command.container = command.container.filter(|c| is_dns_label(c));
-    Some(command)
-}
-
-/// What a pasted `kubectl logs` command reads.
-#[derive(Debug, Default, PartialEq)]
-struct LogsCommand {
-    pod: Option<String>,
-    namespace: Option<String>,
-    container: Option<String>,
-}
-
-/// A Kubernetes object name: lowercase DNS labels joined by dots.
-fn is_dns_subdomain(s: &str) -> bool {
-    s.len() <= 253 && s.split('.').all(is_dns_label)
 }
 
 /// `kubectl get pods`' header: NAME (after NAMESPACE with `-A`) opens it, so a line that only holds those
@@ -627,8 +470,7 @@ fn plugin_daemonset_row(line: &str) -> Option<Signal> {
             .collect::<Option<_>>()?;
         let driver = is_driver_daemonset(name);
         // A precompiled driver's DaemonSet names its kernel (`…-5.15.0-105-generic-ubuntu22.04`): dots.
-        let named = is_dns_label(name)
-            || (driver && name.len() <= 253 && name.split('.').all(is_dns_label));
+        let named = is_dns_label(name) || (driver && is_dns_subdomain(name));
         if !(is_plugin_daemonset(name) || driver) || !named {
             return None;
         }
@@ -660,15 +502,6 @@ fn plugin_daemonset_row(line: &str) -> Option<Signal> {
         };
         Some(daemonset_signal(name, namespace, &row, state))
     })
-}
-
-/// A Kubernetes object name of the DNS-1123 label kind (namespaces, DaemonSets, containers).
-fn is_dns_label(s: &str) -> bool {
-    (1..=63).contains(&s.len())
-        && s.bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-        && !s.starts_with('-')
-        && !s.ends_with('-')
 }
 
 /// A kubectl AGE cell: `12m`, `4m20s`, `3d`, `<unknown>`.
@@ -1487,85 +1320,6 @@ mod tests {
             ev.target.name.as_deref(),
             Some("nvidia-device-plugin-daemonset-h9kxw")
         );
-    }
-
-    #[test]
-    fn a_pasted_logs_command_says_whose_log_it_is() {
-        let cmd = |pod: &str, ns: Option<&str>, ctr: Option<&str>| LogsCommand {
-            pod: Some(pod.to_string()),
-            namespace: ns.map(str::to_string),
-            container: ctr.map(str::to_string),
-        };
-        for (line, want) in [
-            (
-                "(base) coredump@Deceneu GPU % oc logs nvidia-device-plugin-daemonset-pfrlf -c toolkit-validation -n gpu-operator-resources",
-                cmd(
-                    "nvidia-device-plugin-daemonset-pfrlf",
-                    Some("gpu-operator-resources"),
-                    Some("toolkit-validation"),
-                ),
-            ),
-            (
-                "sudo k3s kubectl logs pod/nvidia-device-plugin-daemonset-6t7sj --namespace=kube-system",
-                cmd(
-                    "nvidia-device-plugin-daemonset-6t7sj",
-                    Some("kube-system"),
-                    None,
-                ),
-            ),
-            (
-                "kubectl logs -n koordinator-system koordlet-fcmn4 |grep GPUEnv",
-                cmd("koordlet-fcmn4", Some("koordinator-system"), None),
-            ),
-            (
-                "root@XP005:/home/gpu-monitoring-tools# kubectl logs -f node-exporter-c99c5 -c nvidia-dcgm-exporter",
-                cmd("node-exporter-c99c5", None, Some("nvidia-dcgm-exporter")),
-            ),
-            (
-                "$ kubectl logs gpu-feature-discovery-2mwxm gpu-feature-discovery",
-                cmd(
-                    "gpu-feature-discovery-2mwxm",
-                    None,
-                    Some("gpu-feature-discovery"),
-                ),
-            ),
-            (
-                "kubectl logs --request-timeout 5s -nkube-system po/nvidia-device-plugin-abc|tail",
-                cmd("nvidia-device-plugin-abc", Some("kube-system"), None),
-            ),
-            (
-                "microk8s.kubectl -v 6 logs --as admin nvidia-device-plugin-abc>out.log",
-                cmd("nvidia-device-plugin-abc", None, None),
-            ),
-            (
-                "kubectl logs -fn kube-system nvidia-device-plugin-x 2>&1 | grep err",
-                cmd("nvidia-device-plugin-x", Some("kube-system"), None),
-            ),
-            (
-                "kubectl logs 'nvidia-device-plugin-x' --disable-compression -c 'toolkit-validation' -n kube-system",
-                cmd(
-                    "nvidia-device-plugin-x",
-                    Some("kube-system"),
-                    Some("toolkit-validation"),
-                ),
-            ),
-        ] {
-            assert_eq!(logs_command(line), Some(want), "{line}");
-        }
-        // A selector or another kind reads no one Pod; prose and other commands are no logs command.
-        for line in [
-            "kubectl logs -n gpu-operator -l app=nvidia-operator-validator -c driver-validation",
-            "kubectl logs ds/nvidia-device-plugin-daemonset -n kube-system",
-        ] {
-            assert_eq!(logs_command(line), Some(LogsCommand::default()), "{line}");
-        }
-        for line in [
-            "Then I ran oc logs on the plugin pod",
-            "kubectl get pods -A",
-            "kubectl get pods | kubectl logs x",
-        ] {
-            assert_eq!(logs_command(line), None, "{line}");
-        }
     }
 
     #[test]

@@ -1,0 +1,364 @@
+//! Shell command lines pasted in text: which lines are commands, and which Pod a pasted `kubectl logs` or
+//! `kubectl exec` reads. Both the text reader (whose log is under a command) and the diagnosis (what an exec in
+//! the Pod printed) ask it, so the command line is parsed in one place.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::evidence::{is_dns_label, is_dns_subdomain};
+
+/// What a pasted `kubectl logs` or `kubectl exec` command reads: the Pod (`None` for a selector or another kind,
+/// `ds/…`, where kubectl picks a Pod the paste does not name), its namespace and container, and for an exec the
+/// command run in it (`nvidia-smi -L`), as written.
+#[derive(Debug, Default, PartialEq)]
+pub struct PodCommand {
+    pub pod: Option<String>,
+    pub namespace: Option<String>,
+    pub container: Option<String>,
+    pub command: String,
+}
+
+/// A pasted kubectl command line, as its words and the index of `kubectl` (or `oc`, `k`, …) among them: only a
+/// shell prompt (`user@host:~$`, `(base) me@mac dir %`, `➜  ~`), `sudo` or a distribution's wrapper may come
+/// before it, so a sentence that mentions `oc logs` is not a command.
+fn kubectl_command(line: &str) -> Option<(Vec<&str>, usize)> {
+    let tokens: Vec<&str> = line
+        .split(|c: char| c.is_whitespace() || c == '`')
+        .filter(|t| !t.is_empty())
+        .collect();
+    let at = tokens.iter().position(|t| {
+        matches!(
+            *t,
+            "kubectl" | "oc" | "k" | "microk8s.kubectl" | "kubectl.exe" | "oc.exe"
+        )
+    })?;
+    let after_prompt = tokens[..at]
+        .iter()
+        .rposition(|t| t.ends_with(['$', '#', '%', '>']) || *t == "➜")
+        .map_or(0, |p| p + 1);
+    let wrapper = |t: &str| {
+        matches!(
+            t,
+            "sudo" | "-E" | "microk8s" | "k3s" | "k0s" | "-" | "*" | "~"
+        )
+    };
+    tokens[after_prompt..at]
+        .iter()
+        .all(|t| wrapper(t))
+        .then_some((tokens, at))
+}
+
+/// A line that starts another command in a pasted terminal session: a kubectl command, or a shell prompt
+/// (`$ nvidia-smi`, `root@node:~# journalctl …`, `[root@node ~]# …`) before a command. A bare `# ` is not one:
+/// it opens YAML comments, markdown headings and notes (`# ... 200 lines cut ...`) as often as a root shell.
+pub fn is_command_line(line: &str) -> bool {
+    static PROMPT: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^(?:\(\S+\) )?(?:\$ \S|\S+@\S+?[:~]\S*[$#] ?\S|\[\S+@\S+ [^\]]*\][$#] ?\S)")
+            .expect("prompt")
+    });
+    PROMPT.is_match(line) || kubectl_command(line).is_some()
+}
+
+/// What a pasted `kubectl logs` command reads: `$ kubectl logs -n ns pod -c ctr`, `oc logs -f pod/name`, `sudo
+/// k3s kubectl logs …`, `microk8s.kubectl logs pod ctr`, `k logs …`. Text that is not such a command is `None`.
+pub fn logs_command(line: &str) -> Option<PodCommand> {
+    pod_command(line, "logs")
+}
+
+/// What a pasted `kubectl exec` command runs, and in which Pod: `kubectl exec -it pod -- nvidia-smi -L`, `oc exec
+/// pod/name -c ctr -- bash -c 'nvidia-smi'`, and the old form without `--` (`kubectl exec pod nvidia-smi`).
+pub fn exec_command(line: &str) -> Option<PodCommand> {
+    pod_command(line, "exec")
+}
+
+/// kubectl's flags that take no value; every other flag written without `=` takes the next word.
+const BOOLEAN: &[&str] = &[
+    "-f",
+    "--follow",
+    "-p",
+    "--previous",
+    "--timestamps",
+    "--all-containers",
+    "--all-pods",
+    "--prefix",
+    "--ignore-errors",
+    "--insecure-skip-tls-verify",
+    "--match-server-version",
+    "--warnings-as-errors",
+    "--disable-compression",
+    "-h",
+    "--help",
+    "-i",
+    "--stdin",
+    "-t",
+    "--tty",
+    "-q",
+    "--quiet",
+];
+
+/// `kubectl VERB [flags] POD [CONTAINER|COMMAND…] [-- COMMAND…]`, pflag's way: flags anywhere before `--`,
+/// booleans grouped (`-fn ns` is `-f -n ns`, `-it`), a value attached (`-nkube-system`) or after `=`.
+fn pod_command(line: &str, verb: &str) -> Option<PodCommand> {
+    let (tokens, at) = kubectl_command(line)?;
+    let mut out = PodCommand::default();
+    let mut positional = Vec::new();
+    let mut seen_verb = false;
+    let mut i = at + 1;
+    while let Some(&word) = tokens.get(i) {
+        if seen_verb && verb == "exec" && (word == "--" || positional.len() == 2) {
+            // Everything after `--`, or after the Pod and a first word of the old form, is the command.
+            let from = if word == "--" { i + 1 } else { i };
+            positional.extend(tokens[from..].iter().copied());
+            break;
+        }
+        // A pipe, a redirection (`2>&1`) or the next command ends it, glued to a word or not (`pod|grep x`).
+        let end = word.find(['|', '>', ';', '&']);
+        let t = word[..end.unwrap_or(word.len())].trim_matches(['"', '\'', '\\']);
+        if t.is_empty() || t == "--" || (end.is_some() && t.bytes().all(|b| b.is_ascii_digit())) {
+            break;
+        }
+        if t.len() > 1
+            && let Some(flag) = t.strip_prefix('-')
+        {
+            let flag = flag.trim_start_matches(|c: char| {
+                !flag.starts_with('-') && BOOLEAN.contains(&format!("-{c}").as_str())
+            });
+            if flag.is_empty() {
+                i += 1;
+                continue;
+            }
+            let (name, inline) = match flag.split_once('=') {
+                Some((f, v)) => (format!("-{f}"), Some(v)),
+                None if !flag.starts_with('-') && flag.len() > 1 => {
+                    (format!("-{}", &flag[..1]), Some(&flag[1..]))
+                }
+                None => (format!("-{flag}"), None),
+            };
+            if matches!(name.as_str(), "-l" | "--selector") {
+                return seen_verb.then(PodCommand::default);
+            }
+            if BOOLEAN.contains(&name.as_str()) {
+                i += 1;
+                continue;
+            }
+            let value = inline
+                .or_else(|| tokens.get(i + 1).copied())
+                .map(|v| v.trim_matches(['"', '\'', '\\']));
+            match name.as_str() {
+                "-n" | "--namespace" => out.namespace = value.map(str::to_string),
+                "-c" | "--container" => out.container = value.map(str::to_string),
+                _ => {}
+            }
+            i += if inline.is_some() { 1 } else { 2 };
+            continue;
+        }
+        if !seen_verb {
+            if t != verb {
+                return None;
+            }
+            seen_verb = true;
+        } else {
+            positional.push(t);
+        }
+        if end.is_some() {
+            break;
+        }
+        i += 1;
+    }
+    if !seen_verb {
+        return None;
+    }
+    let Some((first, rest)) = positional.split_first() else {
+        return Some(out);
+    };
+    if verb == "exec" {
+        out.command = rest.join(" ");
+    }
+    let (kind, name) = first.split_once('/').unwrap_or(("pod", first));
+    if !matches!(kind, "pod" | "pods" | "po") {
+        return Some(PodCommand {
+            command: out.command,
+            ..Default::default()
+        });
+    }
+    if !is_dns_subdomain(name) {
+        return None;
+    }
+    out.pod = Some(name.to_string());
+    // `kubectl logs POD CONTAINER`.
+    if verb == "logs" && out.container.is_none() {
+        out.container = rest.first().map(|c| c.to_string());
+    }
+    out.namespace = out.namespace.filter(|n| is_dns_label(n));
+    out.container = out.container.filter(|c| is_dns_label(c));
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cmd(pod: &str, ns: Option<&str>, ctr: Option<&str>, command: &str) -> PodCommand {
+        PodCommand {
+            pod: Some(pod.to_string()),
+            namespace: ns.map(str::to_string),
+            container: ctr.map(str::to_string),
+            command: command.to_string(),
+        }
+    }
+
+    #[test]
+    fn a_pasted_logs_command_says_whose_log_it_is() {
+        for (line, want) in [
+            (
+                "(base) coredump@Deceneu GPU % oc logs nvidia-device-plugin-daemonset-pfrlf -c toolkit-validation -n gpu-operator-resources",
+                cmd(
+                    "nvidia-device-plugin-daemonset-pfrlf",
+                    Some("gpu-operator-resources"),
+                    Some("toolkit-validation"),
+                    "",
+                ),
+            ),
+            (
+                "sudo k3s kubectl logs pod/nvidia-device-plugin-daemonset-6t7sj --namespace=kube-system",
+                cmd(
+                    "nvidia-device-plugin-daemonset-6t7sj",
+                    Some("kube-system"),
+                    None,
+                    "",
+                ),
+            ),
+            (
+                "kubectl logs -n koordinator-system koordlet-fcmn4 |grep GPUEnv",
+                cmd("koordlet-fcmn4", Some("koordinator-system"), None, ""),
+            ),
+            (
+                "root@XP005:/home/gpu-monitoring-tools# kubectl logs -f node-exporter-c99c5 -c nvidia-dcgm-exporter",
+                cmd(
+                    "node-exporter-c99c5",
+                    None,
+                    Some("nvidia-dcgm-exporter"),
+                    "",
+                ),
+            ),
+            (
+                "$ kubectl logs gpu-feature-discovery-2mwxm gpu-feature-discovery",
+                cmd(
+                    "gpu-feature-discovery-2mwxm",
+                    None,
+                    Some("gpu-feature-discovery"),
+                    "",
+                ),
+            ),
+            (
+                "kubectl logs --request-timeout 5s -nkube-system po/nvidia-device-plugin-abc|tail",
+                cmd("nvidia-device-plugin-abc", Some("kube-system"), None, ""),
+            ),
+            (
+                "microk8s.kubectl -v 6 logs --as admin nvidia-device-plugin-abc>out.log",
+                cmd("nvidia-device-plugin-abc", None, None, ""),
+            ),
+            (
+                "kubectl logs -fn kube-system nvidia-device-plugin-x 2>&1 | grep err",
+                cmd("nvidia-device-plugin-x", Some("kube-system"), None, ""),
+            ),
+            (
+                "kubectl logs 'nvidia-device-plugin-x' --disable-compression -c 'toolkit-validation' -n kube-system",
+                cmd(
+                    "nvidia-device-plugin-x",
+                    Some("kube-system"),
+                    Some("toolkit-validation"),
+                    "",
+                ),
+            ),
+        ] {
+            assert_eq!(logs_command(line), Some(want), "{line}");
+        }
+        // A selector or another kind reads no one Pod; prose and other commands are no logs command.
+        for line in [
+            "kubectl logs -n gpu-operator -l app=nvidia-operator-validator -c driver-validation",
+            "kubectl logs ds/nvidia-device-plugin-daemonset -n kube-system",
+        ] {
+            assert_eq!(logs_command(line), Some(PodCommand::default()), "{line}");
+        }
+        for line in [
+            "Then I ran oc logs on the plugin pod",
+            "kubectl get pods -A",
+            "kubectl get pods | kubectl logs x",
+            "kubectl exec -it x -- nvidia-smi",
+        ] {
+            assert_eq!(logs_command(line), None, "{line}");
+        }
+    }
+
+    #[test]
+    fn a_pasted_exec_command_says_what_runs_in_which_pod() {
+        for (line, want) in [
+            (
+                "$ kubectl exec -it gpu-pod -- nvidia-smi -L",
+                cmd("gpu-pod", None, None, "nvidia-smi -L"),
+            ),
+            (
+                "kubectl -n ml exec -ti pod/trainer-0 -c main -- bash -c 'nvidia-smi -L'",
+                cmd(
+                    "trainer-0",
+                    Some("ml"),
+                    Some("main"),
+                    "bash -c 'nvidia-smi -L'",
+                ),
+            ),
+            // The old form: the words after the Pod are the command, flags among them too.
+            (
+                "root@master:~# kubectl exec cuda-test nvidia-smi -L",
+                cmd("cuda-test", None, None, "nvidia-smi -L"),
+            ),
+            (
+                "kubectl exec --namespace=gpu gpu-pod -- nvidia-smi -L GPU 0: Tesla T4 (UUID: GPU-1)",
+                cmd(
+                    "gpu-pod",
+                    Some("gpu"),
+                    None,
+                    "nvidia-smi -L GPU 0: Tesla T4 (UUID: GPU-1)",
+                ),
+            ),
+        ] {
+            assert_eq!(exec_command(line), Some(want), "{line}");
+        }
+        // kubectl picks a DaemonSet's or a Deployment's Pod: the paste names none.
+        assert_eq!(
+            exec_command("kubectl exec -n gpu-operator ds/nvidia-driver-daemonset -- nvidia-smi"),
+            Some(PodCommand {
+                command: "nvidia-smi".into(),
+                ..Default::default()
+            })
+        );
+        for line in [
+            "I ran kubectl exec into the pod and nvidia-smi works",
+            "kubectl logs gpu-pod",
+        ] {
+            assert_eq!(exec_command(line), None, "{line}");
+        }
+    }
+
+    #[test]
+    fn command_lines() {
+        for line in [
+            "$ nvidia-smi",
+            "root@node:~# journalctl -u kubelet",
+            "[root@node ~]# crictl ps",
+            " oc get pods",
+            "sudo k3s kubectl get nodes",
+            "# kubectl get pods",
+        ] {
+            assert!(is_command_line(line), "{line}");
+        }
+        for line in [
+            "# ... 200 lines cut ...",
+            "kubectl: error: unknown flag",
+            "Then I ran oc logs on the plugin pod",
+        ] {
+            assert!(!is_command_line(line), "{line}");
+        }
+    }
+}
