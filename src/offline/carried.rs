@@ -387,11 +387,14 @@ pub(super) fn rejoin_wrapped(input: &str) -> Option<String> {
     // An indented line (YAML, a describe field) followed by another indented one is a document's structure;
     // a terminal's continuation starts at the first column, and only a cut in a table's padding indents it.
     let indented = |l: &str| l.starts_with(' ') || l.starts_with('\t');
+    // A cut at a space leaves that one space at the head of the next line (` error: …`): a record there
+    // starts a sentence's second half, not a record of its own.
+    let cut_at_space = |l: &str| l.starts_with(' ') && !l[1..].starts_with(char::is_whitespace);
     let own_line = |line: &str, next: &str| {
         next == line
             || boxed(line)
             || (indented(line) && next.starts_with("  "))
-            || text::starts_record(next)
+            || (text::starts_record(next) && !cut_at_space(next))
             || LINE_HEAD.is_match(next)
             || same_opening(line, next)
             || same_columns(line, next)

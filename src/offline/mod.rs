@@ -210,6 +210,11 @@ pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
                     _ if let Some(rest) = text_after_whole_document(trimmed) => {
                         Ok((Format::Text, split_by_object(read_text(rest))))
                     }
+                    // A JSON document cut short where the reporter's next paste begins (a node's JSON, then
+                    // `ps` output): the whole input is read as text.
+                    _ if cut_short_before_text(trimmed, &json_err) => {
+                        Ok((Format::Text, split_by_object(read_text(input))))
+                    }
                     _ => Err(Error::BadInput {
                         what: what.into(),
                         why: format!("invalid JSON: {json_err}"),
@@ -410,6 +415,24 @@ fn text_after_whole_document(s: &str) -> Option<&str> {
     docs.next()?.ok()?;
     let rest = s.get(docs.byte_offset()..)?;
     (!rest.trim_start().starts_with(['{', '[']) && !rest.trim().is_empty()).then_some(rest)
+}
+
+/// Whether a JSON document breaks off where a line of other text begins: the parser fails on a line (not at
+/// the input's end) whose first word is no JSON token, and that line reads as words (three or more).
+fn cut_short_before_text(s: &str, err: &serde_json::Error) -> bool {
+    if err.is_eof() || err.line() < 2 {
+        return false;
+    }
+    s.lines().nth(err.line() - 1).is_some_and(|line| {
+        let t = line.trim_start();
+        t.starts_with(|c: char| c.is_alphanumeric() || c == '/')
+            && !t.starts_with(|c: char| c.is_ascii_digit() && !t.contains(char::is_whitespace))
+            && !matches!(
+                t.split([' ', ',', ']', '}']).next(),
+                Some("true" | "false" | "null")
+            )
+            && t.split_whitespace().nth(2).is_some()
+    })
 }
 
 /// Text that can only be JSON: an object with a quoted key, or an array of objects, arrays or strings.
@@ -1417,6 +1440,36 @@ Start Time:          Wed, 15 May 2024 07:35:22 -0500
                 .contains("invalid JSON")
         );
         assert!(parse("42", "x").is_ok(), "a bare number is text, not JSON");
+        // Cut short inside a string, a key, or between values, and nothing after it: still invalid JSON.
+        for cut in [
+            "{\n  \"kind\": \"Node\",\n  \"status\": {\n    \"Capa",
+            "{\n  \"kind\": \"Node\",\n  \"status\": {\n    \"capacity\": {\n      \"cpu\": \"4\",\n",
+            "{\n  \"kind\": \"Node\",\n  \"items\": [\n    1 2\n  ]\n}",
+        ] {
+            assert!(
+                parse(cut, "x")
+                    .unwrap_err()
+                    .to_string()
+                    .contains("invalid JSON"),
+                "{cut}"
+            );
+        }
+    }
+
+    #[test]
+    fn json_cut_short_before_the_next_paste_is_read_as_text() {
+        // kops #2493: a node's JSON broken off inside a key, then the node's `ps` line for the kubelet.
+        let paste = "{\n  \"name\": \"ip-1-2-3-4\",\n  \"Status\": {\n    \"Capa\nroot      2758     1  0 19:23 ?        00:01:48 /usr/local/bin/kubelet --feature-gates=Accelerators=true\n";
+        let (format, evs) = parse(paste, "x").unwrap();
+        assert_eq!(format, Format::Text);
+        assert!(
+            evs[0]
+                .signals
+                .iter()
+                .any(|s| s.message.contains("--feature-gates=Accelerators=true")),
+            "{:?}",
+            evs[0].signals
+        );
     }
 
     #[test]

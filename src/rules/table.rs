@@ -199,7 +199,7 @@ pub static COMPONENT_LOG: &[&str] = &[
     "GW122", "GW123", "GW124", "GW127", "GW128", "GW133", "GW139", "GW140", "GW142", "GW143",
     "GW144", "GW145", "GW147", "GW148", "GW149", "GW150", "GW151", "GW152", "GW153", "GW154",
     "GW155", "GW164", "GW165", "GW166", "GW167", "GW169", "GW170", "GW172", "GW173", "GW174",
-    "GW175", "GW176", "GW180",
+    "GW175", "GW176", "GW180", "GW184",
 ];
 
 pub static RULES: &[Rule] = &[
@@ -2420,6 +2420,36 @@ pub static RULES: &[Rule] = &[
         example: "The inventory operator crashes with ERROR: Found nodes with GPU capacity > 0 but GPU info set to null because device ID 2231 is not recognised.",
         example_source: "https://github.com/akash-network/provider-configs/issues/82",
         near_miss: "ERROR: No nodes detected in inventory - operator-inventory likely lost K8s API connectivity",
+    },
+    Rule {
+        id: "GW184",
+        name: "nfd-worker-master-refused",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "Node Feature Discovery's worker log (nfd-worker, also the GPU Operator's)",
+        pattern: r#"\{\s*(?P<master>[\w.-]*(?:nfd|node-feature-discovery)-master[\w.-]*):\d+[^}\n]*\}\.?\s+Err\s*:\s*connection error:\s+desc = \\?"transport: Error while dialing:? dial tcp (?P<address>[\d.:\[\]a-f]+): connect: connection refused"#,
+        summary: "the node's Node Feature Discovery worker cannot reach {master} (connection refused at {address}), so the node gets no feature labels, and the GPU Operator, which deploys its driver and device plugin by those labels, leaves the node without a GPU",
+        explanation: doc!(
+            "NFD's worker on each node sends the node's features (its PCI devices among them) to nfd-master, which writes them as labels such as `feature.node.kubernetes.io/pci-10de.present`. The GPU Operator schedules its driver, toolkit and device plugin only on nodes with that label, and GPU Feature Discovery's labels come the same way. The worker's connection to the master is refused, so the labels never come and the node advertises no GPU.",
+            "The address resolved, but nothing accepts the connection there: the nfd-master Pod is not running or not ready (so its Service has no endpoint), it listens on another port than the worker dials (a newer NFD where the worker talks to the apiserver through NodeFeature objects, beside an older master or chart), or the worker dials the Service of another release or namespace.",
+            "See whether the nfd-master Pod runs and its Service has an endpoint on the port the worker dials; fix or restart the master, and keep the worker and master from the same NFD (or GPU Operator) release. Once the node carries its `pci-10de` label, the Operator deploys its operands there.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get pods,services,endpoints -A -o wide | grep -i nfd-master",
+                place: Cluster,
+                why: "see whether the master runs and whether its Service has an endpoint",
+            },
+            Next {
+                command: "kubectl get nodes -L feature.node.kubernetes.io/pci-10de.present,nvidia.com/gpu.present",
+                place: Cluster,
+                why: "see which nodes NFD and GPU Feature Discovery have labelled",
+            },
+        ],
+        fix: None,
+        example: "core]grpc: addrConn.createTransport failed to connect to {gpu-operator-1680394617-node-feature-discovery-master:8080 gpu-operator-1680394617-node-feature-discovery-master:8080 <nil> 0 <nil>}. Err: connection error: desc = \"transport: Error while dialing dial tcp 10.105.174.41:8080: connect: connection refused\". Reconnecting...",
+        example_source: "https://github.com/NVIDIA/gpu-operator/issues/512",
+        near_miss: "WARNING: 2022/02/25 05:17:02 grpc: addrConn.createTransport failed to connect to {nfd-master:8080 0  <nil>}. Err :connection error: desc = \"transport: Error while dialing dial tcp: i/o timeout\". Reconnecting...",
     },
     Rule {
         id: "GW201",
