@@ -3573,11 +3573,11 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "Failed event, container waiting/terminated message (RunContainerError, StartError)",
-        pattern: r"nvidia-container-cli(?:\.real)?: requirement error: unsatisfied condition: (?P<condition>[^,\s]+)|CUDA driver version is insufficient for CUDA runtime version|forward compatibility was attempted on non supported HW|system has unsupported display driver / cuda driver combination",
+        pattern: r"nvidia-container-cli(?:\.real)?: requirement error: unsatisfied condition: (?P<condition>[^,\s]+)|CUDA driver version is insufficient for CUDA runtime version|forward compatibility was attempted on non supported HW|system has unsupported display driver / cuda driver combination|\bThe NVIDIA driver on your system is too old \(found version \d+\)",
         summary: "the image needs {condition|a newer CUDA} but the node's driver is older",
         explanation: doc!(
-            "The image's `NVIDIA_REQUIRE_CUDA` asks for a CUDA version that the node's driver does not support.",
-            "The image was built for a newer CUDA than the installed driver.",
+            "The image's `NVIDIA_REQUIRE_CUDA` (which the toolkit's hook checks before the container starts), or the CUDA runtime its program was built with (CUDA's `driver version is insufficient for CUDA runtime version`, PyTorch's `The NVIDIA driver on your system is too old`), asks for a CUDA version that the node's driver does not support.",
+            "The image was built for a newer CUDA than the installed driver (a cloud's default GPU driver often lags the frameworks' builds).",
             "Upgrade the node's driver, use an image built for an older CUDA, or schedule onto nodes with a newer driver (GPU Feature Discovery labels `nvidia.com/cuda.driver.major`).",
         ),
         next: &[
