@@ -6090,6 +6090,36 @@ pub static RULES: &[Rule] = &[
         near_miss: "Error: fork/exec /usr/bin/nvidia-container-runtime: no such file or directory",
     },
     Rule {
+        id: "GW537",
+        name: "nfd-worker-master-unreachable",
+        category: C::Other,
+        gate: G::Scheduling,
+        looks_at: "Node Feature Discovery's worker log (nfd-worker, also the GPU Operator's or GPU Feature Discovery's chart)",
+        pattern: r#"\{\s*(?P<master>[\w.-]*(?:nfd|node-feature-discovery)-master[\w.-]*):\d+[^}\n]*\}\.?\s+Err\s*:\s*connection error:\s+desc = \\?"transport: Error while dialing:? dial tcp(?: (?P<address>[\d.:\[\]a-f]+))?: i/o timeout"#,
+        summary: "the node's Node Feature Discovery worker gets no answer from {master} (the connection times out): the Pod network or the cluster's DNS does not carry its traffic, so the node gets no feature labels, which no GPU setting fixes",
+        explanation: doc!(
+            "NFD's worker on each node sends the node's features to nfd-master, which writes them as labels (`feature.node.kubernetes.io/pci-10de.present`, and GPU Feature Discovery's `nvidia.com/…` labels come the same way). The GPU Operator deploys its driver and device plugin only on labelled nodes. The worker's connection to the master times out, so the labels never come.",
+            "Nothing answers, where a master that is down would refuse: the worker's node cannot reach the master's Service through the Pod network (the CNI Pod on that node is not running or misconfigured, kube-proxy's rules are missing, a host firewall or a NetworkPolicy drops the traffic). `dial tcp: i/o timeout` with no address means the time ran out before the name was resolved: the cluster's DNS does not answer from that node's Pods.",
+            "Check the CNI, kube-proxy and DNS Pods, and whether other Pods on that node reach Services; fix the node's Pod network, and the worker connects and the labels follow.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get pods -A -o wide --field-selector spec.nodeName={node}",
+                place: Cluster,
+                why: "see whether the CNI and kube-proxy Pods run on the worker's node",
+            },
+            Next {
+                command: "kubectl get pods,services,endpoints -A -o wide | grep -i -e nfd-master -e kube-dns",
+                place: Cluster,
+                why: "see the master's Service and endpoint, and the cluster DNS",
+            },
+        ],
+        fix: None,
+        example: "WARNING: 2022/02/25 05:17:02 grpc: addrConn.createTransport failed to connect to {nfd-master:8080 0  <nil>}. Err :connection error: desc = \"transport: Error while dialing dial tcp: i/o timeout\". Reconnecting...",
+        example_source: "https://github.com/NVIDIA/gpu-feature-discovery/issues/20",
+        near_miss: "core]grpc: addrConn.createTransport failed to connect to {gpu-operator-1680394617-node-feature-discovery-master:8080 gpu-operator-1680394617-node-feature-discovery-master:8080 <nil> 0 <nil>}. Err: connection error: desc = \"transport: Error while dialing dial tcp 10.105.174.41:8080: connect: connection refused\". Reconnecting...",
+    },
+    Rule {
         id: "GW602",
         name: "gpu-share-memory-limit-exceeded",
         category: C::None,
