@@ -60,6 +60,25 @@ pub fn is_command_line(line: &str) -> bool {
     PROMPT.is_match(line) || kubectl_command(line).is_some()
 }
 
+/// A command run against the cluster, on a line of its own above what it printed: a kubectl command, or a
+/// cluster tool's (`helm install …`, `microk8s enable gpu`, `k3s ctr images ls`), after a prompt or none. A
+/// prompt before another program (`root@node:~# nvidia-smi …`) is not one: its output may be on the same line.
+pub fn is_cluster_command(line: &str) -> bool {
+    if kubectl_command(line).is_some() {
+        return true;
+    }
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let after_prompt = words
+        .iter()
+        .position(|w| w.ends_with(['$', '#', '%', '>']))
+        .filter(|&p| p < 3)
+        .map_or(0, |p| p + 1);
+    matches!(
+        words.get(after_prompt).copied(),
+        Some("helm" | "microk8s" | "k3s" | "k0s")
+    ) && words.len() > after_prompt + 1
+}
+
 /// What a pasted `kubectl logs` command reads: `$ kubectl logs -n ns pod -c ctr`, `oc logs -f pod/name`, `sudo
 /// k3s kubectl logs …`, `microk8s.kubectl logs pod ctr`, `k logs …`. Text that is not such a command is `None`.
 pub fn logs_command(line: &str) -> Option<PodCommand> {
@@ -72,8 +91,17 @@ pub fn exec_command(line: &str) -> Option<PodCommand> {
     pod_command(line, "exec")
 }
 
-/// kubectl's flags that take no value; every other flag written without `=` takes the next word.
-const BOOLEAN: &[&str] = &[
+/// kubectl's flags that take no value, for any verb and for `logs` and `exec` each; every other flag written
+/// without `=` takes the next word (`exec -f FILE`, `exec -p POD`, but `logs -f` and `logs -p` take none).
+const GLOBAL_BOOLEAN: &[&str] = &[
+    "-h",
+    "--help",
+    "--insecure-skip-tls-verify",
+    "--match-server-version",
+    "--warnings-as-errors",
+    "--disable-compression",
+];
+const LOGS_BOOLEAN: &[&str] = &[
     "-f",
     "--follow",
     "-p",
@@ -83,37 +111,37 @@ const BOOLEAN: &[&str] = &[
     "--all-pods",
     "--prefix",
     "--ignore-errors",
-    "--insecure-skip-tls-verify",
-    "--match-server-version",
-    "--warnings-as-errors",
-    "--disable-compression",
-    "-h",
-    "--help",
-    "-i",
-    "--stdin",
-    "-t",
-    "--tty",
-    "-q",
-    "--quiet",
 ];
+const EXEC_BOOLEAN: &[&str] = &["-i", "--stdin", "-t", "--tty", "-q", "--quiet"];
 
 /// `kubectl VERB [flags] POD [CONTAINER|COMMAND…] [-- COMMAND…]`, pflag's way: flags anywhere before `--`,
 /// booleans grouped (`-fn ns` is `-f -n ns`, `-it`), a value attached (`-nkube-system`) or after `=`.
 fn pod_command(line: &str, verb: &str) -> Option<PodCommand> {
     let (tokens, at) = kubectl_command(line)?;
+    let verbs = if verb == "exec" {
+        EXEC_BOOLEAN
+    } else {
+        LOGS_BOOLEAN
+    };
+    let boolean = |flag: &str| GLOBAL_BOOLEAN.contains(&flag) || verbs.contains(&flag);
     let mut out = PodCommand::default();
     let mut positional = Vec::new();
     let mut seen_verb = false;
+    // `--` right after the flags: the Pod comes from a flag (`-f FILE`, `-p POD`), not a word.
+    let mut unnamed = false;
     let mut i = at + 1;
     while let Some(&word) = tokens.get(i) {
         if seen_verb && verb == "exec" && (word == "--" || positional.len() == 2) {
             // Everything after `--`, or after the Pod and a first word of the old form, is the command.
             let from = if word == "--" { i + 1 } else { i };
+            unnamed = positional.is_empty();
             positional.extend(tokens[from..].iter().copied());
             break;
         }
         // A pipe, a redirection (`2>&1`) or the next command ends it, glued to a word or not (`pod|grep x`).
-        let end = word.find(['|', '>', ';', '&']);
+        // A `<placeholder>` is a word of its own.
+        let placeholder = word.len() > 2 && word.starts_with('<') && word.ends_with('>');
+        let end = word.find(['|', '>', ';', '&']).filter(|_| !placeholder);
         let t = word[..end.unwrap_or(word.len())].trim_matches(['"', '\'', '\\']);
         if t.is_empty() || t == "--" || (end.is_some() && t.bytes().all(|b| b.is_ascii_digit())) {
             break;
@@ -121,9 +149,8 @@ fn pod_command(line: &str, verb: &str) -> Option<PodCommand> {
         if t.len() > 1
             && let Some(flag) = t.strip_prefix('-')
         {
-            let flag = flag.trim_start_matches(|c: char| {
-                !flag.starts_with('-') && BOOLEAN.contains(&format!("-{c}").as_str())
-            });
+            let flag = flag
+                .trim_start_matches(|c: char| !flag.starts_with('-') && boolean(&format!("-{c}")));
             if flag.is_empty() {
                 i += 1;
                 continue;
@@ -138,7 +165,7 @@ fn pod_command(line: &str, verb: &str) -> Option<PodCommand> {
             if matches!(name.as_str(), "-l" | "--selector") {
                 return seen_verb.then(PodCommand::default);
             }
-            if BOOLEAN.contains(&name.as_str()) {
+            if boolean(&name) {
                 i += 1;
                 continue;
             }
@@ -148,6 +175,8 @@ fn pod_command(line: &str, verb: &str) -> Option<PodCommand> {
             match name.as_str() {
                 "-n" | "--namespace" => out.namespace = value.map(str::to_string),
                 "-c" | "--container" => out.container = value.map(str::to_string),
+                // exec's old `-p POD`.
+                "-p" | "--pod" => out.pod = value.map(str::to_string),
                 _ => {}
             }
             i += if inline.is_some() { 1 } else { 2 };
@@ -169,6 +198,13 @@ fn pod_command(line: &str, verb: &str) -> Option<PodCommand> {
     if !seen_verb {
         return None;
     }
+    out.namespace = out.namespace.filter(|n| is_dns_label(n));
+    out.container = out.container.filter(|c| is_dns_label(c));
+    // `kubectl exec -p POD -- CMD` names its Pod by the flag, `-f FILE` by a file: every word is the command's.
+    if out.pod.is_some() || unnamed {
+        out.command = positional.join(" ");
+        return Some(out);
+    }
     let Some((first, rest)) = positional.split_first() else {
         return Some(out);
     };
@@ -182,16 +218,19 @@ fn pod_command(line: &str, verb: &str) -> Option<PodCommand> {
             ..Default::default()
         });
     }
-    if !is_dns_subdomain(name) {
+    // An exec's Pod is only compared with the Pod in question, so a placeholder (`$POD`, `<pod-name>`) or a
+    // command substitution stays a Pod the paste does not name; a logs command names the writer of its lines.
+    if verb == "logs" && !is_dns_subdomain(name) {
         return None;
     }
     out.pod = Some(name.to_string());
     // `kubectl logs POD CONTAINER`.
     if verb == "logs" && out.container.is_none() {
-        out.container = rest.first().map(|c| c.to_string());
+        out.container = rest
+            .first()
+            .map(|c| c.to_string())
+            .filter(|c| is_dns_label(c));
     }
-    out.namespace = out.namespace.filter(|n| is_dns_label(n));
-    out.container = out.container.filter(|c| is_dns_label(c));
     Some(out)
 }
 
@@ -333,11 +372,54 @@ mod tests {
                 ..Default::default()
             })
         );
+        // A placeholder or a command substitution is a Pod the paste does not name, not no command.
+        for (line, pod) in [
+            ("kubectl exec -it $POD -- nvidia-smi -L", "$POD"),
+            ("kubectl exec -it <pod-name> -- nvidia-smi -L", "<pod-name>"),
+            (
+                "kubectl exec $(kubectl get pods -l app=cuda -o name) -- nvidia-smi -L",
+                "$(kubectl",
+            ),
+        ] {
+            let exec = exec_command(line).unwrap_or_else(|| panic!("{line}"));
+            assert_eq!(exec.pod.as_deref(), Some(pod), "{line}");
+            assert!(exec.command.contains("nvidia-smi -L"), "{line}");
+        }
+        // exec's `-f` is `--filename` and `-p` the old `--pod`: they take a value, unlike logs' `-f` and `-p`.
+        assert_eq!(
+            exec_command("kubectl exec -f pod.yaml -- nvidia-smi -L").map(|e| e.pod),
+            Some(None)
+        );
+        assert_eq!(
+            exec_command("kubectl exec -p gpu-pod -c main -- nvidia-smi -L"),
+            Some(cmd("gpu-pod", None, Some("main"), "nvidia-smi -L"))
+        );
         for line in [
             "I ran kubectl exec into the pod and nvidia-smi works",
             "kubectl logs gpu-pod",
         ] {
             assert_eq!(exec_command(line), None, "{line}");
+        }
+    }
+
+    #[test]
+    fn cluster_commands() {
+        for line in [
+            " oc get pods",
+            "helm upgrade --install gpu-operator nvidia/gpu-operator -n gpu-operator",
+            "$ microk8s enable gpu",
+            "root@node:~# k3s ctr images ls",
+            "[eje@localhost ~]$ oc get node -o wide",
+        ] {
+            assert!(is_cluster_command(line), "{line}");
+        }
+        for line in [
+            "root@gpu-node:~# nvidia-smi Failed to initialize NVML: Driver/library version mismatch",
+            "helm",
+            "kubectl: error: unknown flag",
+            "Error: failed to create FS watcher: too many open files",
+        ] {
+            assert!(!is_cluster_command(line), "{line}");
         }
     }
 

@@ -387,9 +387,12 @@ pub(super) fn rejoin_wrapped(input: &str) -> Option<String> {
     // An indented line (YAML, a describe field) followed by another indented one is a document's structure;
     // a terminal's continuation starts at the first column, and only a cut in a table's padding indents it.
     let indented = |l: &str| l.starts_with(' ') || l.starts_with('\t');
-    // A cut at a space leaves that one space at the head of the next line (` error: …`): a record there
-    // starts a sentence's second half, not a record of its own.
-    let cut_at_space = |l: &str| l.starts_with(' ') && !l[1..].starts_with(char::is_whitespace);
+    // A cut at a space leaves that one space at the head of the next line: ` error: …` or ` failed to …` there
+    // is a sentence's second half (`Err :connection| error: desc = …`), not a record of its own.
+    let cut_at_space = |l: &str| {
+        l.strip_prefix(' ')
+            .is_some_and(|t| t.starts_with("error:") || t.starts_with("failed to "))
+    };
     let own_line = |line: &str, next: &str| {
         next == line
             || boxed(line)
@@ -570,6 +573,25 @@ mod tests {
             rejoin_wrapped(&wrapped).as_deref(),
             Some(format!("{line}\n{whole}\n").as_str())
         );
+        // A cut at a space before `error:` (s166003's gRPC line at 80 columns) is a cut; a record indented
+        // by one space after a line of the same width stays a record of its own.
+        let grpc = "{gpu-operator-node-feature-discovery-master:8080 <nil> 0 <nil>}. Err :connection error:";
+        let (head, tail) = grpc.split_at(80);
+        assert_eq!(tail, " error:");
+        let wrapped = format!("{head}\n{tail}\ndesc = \"transport: Error while dialing\"\n");
+        assert_eq!(
+            rejoin_wrapped(&wrapped).as_deref(),
+            Some(format!("{grpc}\ndesc = \"transport: Error while dialing\"\n").as_str())
+        );
+        let info = format!(
+            "time=\"2024-05-01T10:00:00Z\" level=info msg=\"{}\"",
+            "x".repeat(35)
+        );
+        assert_eq!(info.chars().count(), 80);
+        let records = format!(
+            "{info}\n E0501 10:00:01.000000 1 main.go:1] Failed to initialize NVML\n{info}\n Warning  FailedScheduling  1s  default-scheduler  0/1 nodes are available\n"
+        );
+        assert_eq!(rejoin_wrapped(&records), None);
         // Two lines of one width that each stand alone (tests/fixtures/real/s51010-…) stay apart.
         let template = "modprobe: ERROR: could not insert 'ipmi_msghandler': Invalid argument\n\
                         modprobe: ERROR: could not insert 'ipmi_devintf': Invalid argument\n";

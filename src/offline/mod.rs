@@ -14,7 +14,7 @@ use regex::Regex;
 
 use crate::error::{Error, Result};
 use crate::evidence::{Evidence, Signal, SignalSource};
-use crate::shell::is_command_line;
+use crate::shell::is_cluster_command;
 use carried::{
     dedent, rejoin_wrapped, respace, uncolour, unescape_html, unescape_markdown, unfence, unquote,
     untypeset,
@@ -316,7 +316,7 @@ fn split_by_object(ev: Evidence) -> Vec<Evidence> {
         .signals
         .iter()
         .filter(|s| s.object.is_none() || context(s))
-        .filter(|s| s.message.trim().contains('\n') || !is_command_line(s.message.trim()))
+        .filter(|s| s.message.trim().contains('\n') || !is_cluster_command(s.message.trim()))
         .cloned()
         .collect();
     let stuck: Vec<&String> = objects
@@ -418,21 +418,30 @@ fn text_after_whole_document(s: &str) -> Option<&str> {
 }
 
 /// Whether a JSON document breaks off where a line of other text begins: the parser fails on a line (not at
-/// the input's end) whose first word is no JSON token, and that line reads as words (three or more).
+/// the input's end) whose first word is no JSON token, that line reads as words (three or more), and no JSON
+/// comes after it (a string wrapped inside a whole document, a comment or an unquoted key are no cut).
 fn cut_short_before_text(s: &str, err: &serde_json::Error) -> bool {
     if err.is_eof() || err.line() < 2 {
         return false;
     }
-    s.lines().nth(err.line() - 1).is_some_and(|line| {
+    // A JSON line: a `"key":` or a bracket that opens or closes the document's structure.
+    let structure = |l: &str| {
+        let t = l.trim();
+        (t.starts_with('"') && t.contains("\":"))
+            || matches!(t.chars().next(), Some('{' | '}' | '[' | ']'))
+    };
+    let mut rest = s.lines().skip(err.line() - 1);
+    rest.next().is_some_and(|line| {
         let t = line.trim_start();
-        t.starts_with(|c: char| c.is_alphanumeric() || c == '/')
+        t.starts_with(|c: char| c.is_alphanumeric())
             && !t.starts_with(|c: char| c.is_ascii_digit() && !t.contains(char::is_whitespace))
             && !matches!(
-                t.split([' ', ',', ']', '}']).next(),
+                t.split([' ', ',', ']', '}', ':']).next(),
                 Some("true" | "false" | "null")
             )
+            && !t.contains("\":")
             && t.split_whitespace().nth(2).is_some()
-    })
+    }) && rest.all(|l| !structure(l))
 }
 
 /// Text that can only be JSON: an object with a quoted key, or an array of objects, arrays or strings.
@@ -1263,12 +1272,18 @@ gpu-operator-resources nvidia-device-plugin-daemonset-4n5fm 0/1 Init: CrashLoopB
             "{:?}",
             evs.iter().map(|e| &e.target.name).collect::<Vec<_>>()
         );
-        assert!(is_command_line("[eje@localhost ~]$ oc get node -o wide"));
-        assert!(is_command_line("root@k8s-c1:~# kubectl get pods -A"));
-        assert!(!is_command_line("kubectl: error: unknown flag"));
-        assert!(!is_command_line(
-            "Error: failed to create FS watcher: too many open files"
-        ));
+        // Nor is a cluster tool's command above a listing where every Pod runs.
+        for command in [
+            "helm upgrade --install gpu-operator nvidia/gpu-operator -n gpu-operator",
+            "$ microk8s enable gpu",
+            "root@k8s-c1:~# kubectl get pods -A",
+        ] {
+            let paste = format!(
+                "{command}\nNAME                   READY   STATUS    RESTARTS   AGE\ncuda-vectoradd         0/1     Completed 0          4m24s\ngpu-operator-c9778c77c 1/1     Running   1          34m\n"
+            );
+            let (_, evs) = parse(&paste, "x").unwrap();
+            assert!(evs.iter().all(|e| e.target.name.is_some()), "{command}");
+        }
     }
 
     #[test]
@@ -1445,6 +1460,10 @@ Start Time:          Wed, 15 May 2024 07:35:22 -0500
             "{\n  \"kind\": \"Node\",\n  \"status\": {\n    \"Capa",
             "{\n  \"kind\": \"Node\",\n  \"status\": {\n    \"capacity\": {\n      \"cpu\": \"4\",\n",
             "{\n  \"kind\": \"Node\",\n  \"items\": [\n    1 2\n  ]\n}",
+            // A whole document with a string wrapped across lines, a comment, or an unquoted key.
+            "{\n  \"kind\": \"Pod\",\n  \"status\": {\n    \"reason\": \"Unschedulable while\nwaiting for a node\",\n    \"phase\": \"Pending\"\n  }\n}",
+            "{\n  \"kind\": \"Node\",\n// this is the GPU node we use\n  \"status\": {}\n}",
+            "{\n  \"kind\": \"Pod\",\n  status: \"Pending phase waiting\"\n}",
         ] {
             assert!(
                 parse(cut, "x")

@@ -756,7 +756,8 @@ mod tests {
 
     /// A workload's reports are runtime findings and no GPU gate, except what a container's GPU tools say
     /// of the GPU they find: a CUDA image's banner that it finds no driver (GW461, what a missing nvidia
-    /// runtime leaves behind), `nvidia-smi` without the CUDA library (GW462), ROCm refused `/dev/kfd` (GW463).
+    /// runtime leaves behind), `nvidia-smi` without the CUDA library (GW462), ROCm refused `/dev/kfd` (GW463),
+    /// CUDA's unknown error at initialisation (GW467).
     #[test]
     fn workload_reports_are_runtime_findings_that_are_no_gpu_gate() {
         assert!(table::WORKLOAD_REPORT.contains(&WORKLOAD_ERROR));
@@ -764,7 +765,7 @@ mod tests {
             let r = by_id(id).unwrap_or_else(|| panic!("{id} is not in the table"));
             let category = match *id {
                 "GW461" => Category::HandlerMissing,
-                "GW462" | "GW463" => Category::RuntimeHook,
+                "GW462" | "GW463" | "GW467" => Category::RuntimeHook,
                 _ => Category::Other,
             };
             assert_eq!((r.category, r.gate), (category, Gate::Runtime), "{id}");

@@ -158,15 +158,16 @@ pub static REFINES: &[(&str, &str)] = &[
 /// Rules that read what a running workload or its node reports about itself: its program's own error (GW528),
 /// CUDA running out of memory (GW529), an unlicensed vGPU (GW530), a GPU operation it lacks the privilege for
 /// (GW531), a build without GPU support (GW532), an X server without a console (GW533), NCCL without enough shared
-/// memory (GW534) or a segment another rank made (GW535), a CUDA image's banner that
-/// it finds no driver (GW461), `nvidia-smi` without the CUDA library (GW462), ROCm refused `/dev/kfd` (GW463).
+/// memory (GW534) or a segment another rank made (GW535), an MPI launcher that cannot resolve its workers (GW538),
+/// a CUDA image's banner that it finds no driver (GW461), `nvidia-smi` without the CUDA library (GW462), ROCm
+/// refused `/dev/kfd` (GW463), CUDA's unknown error at initialisation (GW467).
 /// Such a report may be another Pod's or the node's (`nvidia-smi` and `rocminfo` run on the host, or in the
 /// device plugin's Pod), so it does not say this Pod was scheduled, is never a Pending Pod's, and yields to a
 /// cause at an earlier gate (the ones at a GPU gate, GW461 to GW463, also to any GPU cause at their own gate
 /// that they do not refine: the banner is what that cause leaves behind).
 pub static WORKLOAD_REPORT: &[&str] = &[
-    "GW528", "GW529", "GW530", "GW531", "GW532", "GW533", "GW534", "GW535", "GW461", "GW462",
-    "GW463",
+    "GW528", "GW529", "GW530", "GW531", "GW532", "GW533", "GW534", "GW535", "GW538", "GW461",
+    "GW462", "GW463", "GW467",
 ];
 
 /// Rules that read a driver installer's log that stops short, with the lines that end a finished run: a log
@@ -2427,11 +2428,11 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "Node Feature Discovery's worker log (nfd-worker, also the GPU Operator's)",
-        pattern: r#"\{\s*(?P<master>[\w.-]*(?:nfd|node-feature-discovery)-master[\w.-]*):\d+[^}\n]*\}\.?\s+Err\s*:\s*connection error:\s+desc = \\?"transport: Error while dialing:? dial tcp (?P<address>[\d.:\[\]a-f]+): connect: connection refused"#,
+        pattern: r#"\{\s*(?:Addr: \\?")?(?P<master>[\w.-]*(?:nfd|node-feature-discovery)-master[\w.-]*):\d+[^}\n]*\}\.?\s+Err\s*:\s*connection error:\s+desc = \\?"transport: Error while dialing:? dial tcp (?P<address>[\d.:\[\]a-f]+): connect: connection refused"#,
         summary: "the node's Node Feature Discovery worker cannot reach {master} (connection refused at {address}), so the node gets no feature labels, and the GPU Operator, which deploys its driver and device plugin by those labels, leaves the node without a GPU",
         explanation: doc!(
             "NFD's worker on each node sends the node's features (its PCI devices among them) to nfd-master, which writes them as labels such as `feature.node.kubernetes.io/pci-10de.present`. The GPU Operator schedules its driver, toolkit and device plugin only on nodes with that label, and GPU Feature Discovery's labels come the same way. The worker's connection to the master is refused, so the labels never come and the node advertises no GPU.",
-            "The address resolved, but nothing accepts the connection there: the nfd-master Pod is not running or not ready (so its Service has no endpoint), it listens on another port than the worker dials (a newer NFD where the worker talks to the apiserver through NodeFeature objects, beside an older master or chart), or the worker dials the Service of another release or namespace.",
+            "The address resolved, but nothing accepts the connection there: the nfd-master Pod is not running or not ready (so its Service has no endpoint), a worker that still sends its features over gRPC beside a newer master that serves only the NodeFeature API and opens no gRPC port (NFD's worker and master from different releases or charts), or the worker dials the Service of another release or namespace.",
             "See whether the nfd-master Pod runs and its Service has an endpoint on the port the worker dials; fix or restart the master, and keep the worker and master from the same NFD (or GPU Operator) release. Once the node carries its `pci-10de` label, the Operator deploys its operands there.",
         ),
         next: &[
@@ -3218,7 +3219,7 @@ pub static RULES: &[Rule] = &[
         gate: G::DeviceAdmission,
         looks_at: "TopologyAffinityError event",
         pattern: r"Resources cannot be allocated with Topology locality|\bTopologyAffinityError\b",
-        summary: "the node's topology manager found no NUMA node with enough free GPUs for the pod beside its CPUs",
+        summary: "the node's topology manager found no NUMA node with the pod's GPUs, CPUs and memory free together, though the node has them in all",
         explanation: doc!(
             "The kubelet's topology manager (policy `single-numa-node` or `restricted`) rejected the Pod after the scheduler placed it: the node has the GPUs free in all, but not on one NUMA node together with the CPUs (and memory) the Pod asks for.",
             "Running Pods hold GPUs on each NUMA node, so the free ones are split between them; or the Pod asks for more GPUs than one NUMA node has. The scheduler counts the node's GPUs, not where they are, so it keeps placing the Pod there.",
@@ -5202,12 +5203,72 @@ pub static RULES: &[Rule] = &[
         near_miss: "libdxcore.so (libc6,x86-64) => /usr/lib/wsl/lib/libdxcore.so",
     },
     Rule {
+        id: "GW467",
+        name: "cuda-init-unknown-error",
+        category: C::RuntimeHook,
+        gate: G::Runtime,
+        looks_at: "the container's log (TensorFlow's or PyTorch's CUDA initialisation)",
+        pattern: r"\bfailed call to cuInit: CUDA_ERROR_UNKNOWN\b|\bCUDA unknown error - this may be due to an incorrectly set up environment\b",
+        summary: "the container's CUDA cannot initialise (an unknown error from the driver): the container has the GPU's device files but not a working path to the driver, so the program runs without its GPU",
+        explanation: doc!(
+            "The program's first CUDA call, `cuInit`, failed with CUDA's catch-all `CUDA_ERROR_UNKNOWN` (999), so the framework sees no GPU (PyTorch then sets the available devices to zero). NVML and `nvidia-smi` may still work: they do not need what CUDA needs.",
+            "CUDA needs the unified-memory device `/dev/nvidia-uvm` (the `nvidia_uvm` module loaded on the node, and the device node given to the container), the GPU's device access still granted (a `systemctl daemon-reload` on a node whose runtime uses the systemd cgroup driver can take it back from running containers), and driver libraries of the node's kernel-module version (libraries mounted from the host by hand, or from an older driver, do not match).",
+            "On the node, load `nvidia_uvm` and make its device node (`nvidia-modprobe -u -c=0`), let the NVIDIA runtime or CDI give the container its devices and libraries rather than hostPath mounts, and restart the Pod; where the GPU was lost from running containers, move the runtime to the cgroupfs driver or a toolkit release that fixes it.",
+        ),
+        next: &[
+            Next {
+                command: "lsmod | grep nvidia_uvm; ls -l /dev/nvidia-uvm*",
+                place: Node,
+                why: "see whether the unified-memory module and its device node are there",
+            },
+            Next {
+                command: "kubectl exec {pod} -n {namespace} -- sh -c 'ls -l /dev/nvidia*; nvidia-smi'",
+                place: Cluster,
+                why: "see which device files the container has and whether NVML answers in it",
+            },
+        ],
+        fix: None,
+        example: "E tensorflow/stream_executor/cuda/cuda_driver.cc:397] failed call to cuInit: CUDA_ERROR_UNKNOWN",
+        example_source: "https://github.com/NVIDIA/k8s-device-plugin/issues/121",
+        near_miss: "2019-03-18 19:42:50.907401: E tensorflow/stream_executor/cuda/cuda_driver.cc:300] failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected",
+    },
+    Rule {
+        id: "GW468",
+        name: "vcuda-cannot-register",
+        category: C::RuntimeHook,
+        gate: G::Runtime,
+        looks_at: "the container's log (tkestack GPU manager's vcuda library)",
+        pattern: r"\bfail to get response from manager, error rpc error: code = \w+ desc = (?P<why>[^\n]+)",
+        summary: "the GPU manager's vcuda library in the container cannot register it with gpu-manager ({why}), so the container gets no share of the GPU",
+        explanation: doc!(
+            "tkestack's GPU manager shares a GPU by putting its vcuda library in front of the container's CUDA calls. Before the program's first call, the library registers the container with gpu-manager on the node, naming it by the Pod UID and container id it reads from its own cgroup path. gpu-manager answered that it cannot find that container, so the library exits and the program has no GPU.",
+            "The library and gpu-manager read cgroup paths in the cgroupfs layout: under the systemd cgroup driver (the kubelet's `cgroupDriver: systemd`, containerd's `SystemdCgroup = true`) the path has another shape, and the library sends a wrong Pod UID (`pod uid: tainerd.service`); or gpu-manager looks the container up in Docker on a node whose runtime is containerd.",
+            "Run the GPU nodes' kubelet and runtime with the cgroupfs driver, or use a gpu-manager release (or fork) that reads systemd cgroup paths and the node's containerd; then recreate the Pod.",
+        ),
+        next: &[
+            Next {
+                command: "grep -i cgroup /var/lib/kubelet/config.yaml; grep -i SystemdCgroup /etc/containerd/config.toml",
+                place: Node,
+                why: "see which cgroup driver the kubelet and containerd use",
+            },
+            Next {
+                command: "kubectl get pods -A -o wide | grep -i gpu-manager",
+                place: Cluster,
+                why: "find the gpu-manager Pod on the node, whose log says which container it looked for",
+            },
+        ],
+        fix: None,
+        example: "F0607 15:56:33.572429     158 client.go:78] fail to get response from manager, error rpc error: code = Unknown desc = can't find kubepods-besteffort-podbf73f491_6382_4c25_8c15_08362365ecf6.slice from docker\n/tmp/cuda-control/src/register.c:87 rpc client exit with 255",
+        example_source: "https://github.com/tkestack/gpu-manager/issues/164",
+        near_miss: "/tmp/cuda-control/src/loader.c:1061 register to remote: pod uid: tainerd.service, cont id: kubepods-besteffort-podbf73f491_6382_4c25_8c15_08362365ecf6.slice",
+    },
+    Rule {
         id: "GW501",
         name: "image-pull-failed",
         category: C::Other,
         gate: G::Runtime,
         looks_at: "Failed event (Failed to pull image, Failed to apply default image tag), container waiting reason ErrImagePull/ImagePullBackOff/InvalidImageName",
-        pattern: r#"Failed to pull image|\bErrImagePull\b|\bImagePullBackOff\b|Back-off pulling image|failed to get sandbox image "(?P<image>[^"]+)"|\bInvalidImageName\b|Failed to apply default image tag|couldn't parse image reference|\bUnable to fetch image \\*"\w"#,
+        pattern: r#"Failed to pull image|\bErrImagePull\b|\bImagePullBackOff\b|Back-off pulling image|failed to get sandbox image "(?P<image>[^"]+)"|\bInvalidImageName\b|Failed to apply default image tag|couldn't parse image reference"#,
         summary: "the container image cannot be pulled",
         explanation: doc!(
             "The kubelet cannot pull an image for the Pod (or the sandbox/pause image). This is not a GPU gate.",
@@ -5888,7 +5949,7 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Runtime,
         looks_at: "the container's log (PyTorch's allocator, TensorFlow's kernel launch, HAMi-core's allocator in a shared GPU)",
-        pattern: r"\bCUDA out of memory\. Tried to allocate (?P<size>\d+(?:\.\d+)? [KMGT]iB)|\bcuMemoryAllocate failed res=2\b|\bNon-OK-status: GpuLaunchKernel\b[^\n]*\bstatus: Internal: out of memory\b",
+        pattern: r"\bCUDA out of memory\. Tried to allocate (?P<size>\d+(?:\.\d+)? [KMGT]iB)|\bcuMemoryAllocate failed res=2\b|\bNon-OK-status: (?:Gpu|Cuda)LaunchKernel\b[^\n]*\bstatus: Internal: out of memory\b|\bUnexpected CUDA error: out of memory\b",
         summary: "the workload ran on the GPU and ran out of its memory (asking for {size|more}): the model or batch does not fit the GPU, or the Pod's share of it",
         explanation: doc!(
             "The Pod was scheduled, given its GPU and started; the program then asked CUDA for more GPU memory than was free, and the allocation failed (PyTorch's `CUDA out of memory`, TensorFlow's `GpuLaunchKernel … status: Internal: out of memory`, or `res=2`, CUDA's out-of-memory code, from HAMi-core's allocator in a shared GPU). The GPU gates all passed.",
@@ -5947,13 +6008,13 @@ pub static RULES: &[Rule] = &[
         name: "gpu-admin-without-privilege",
         category: C::Other,
         gate: G::Runtime,
-        looks_at: "the log of a container that manages the GPU (`nvidia-smi -mig`, the DCGM exporter's host engine)",
-        pattern: r"\bUnable to (?P<operation>(?:en|dis)able MIG Mode) for GPU [0-9A-Fa-f:.]+: Insufficient Permissions\b|\bHost engine is running as non-root\b",
+        looks_at: "the log of a container that manages or profiles the GPU (`nvidia-smi -mig`, the DCGM exporter's host engine, Nsight Compute)",
+        pattern: r"\bUnable to (?P<operation>(?:en|dis)able MIG Mode) for GPU [0-9A-Fa-f:.]+: Insufficient Permissions\b|\bHost engine is running as non-root\b|\bERR_NVGPUCTRPERM - The user does not have permission to (?P<operation_alt>access NVIDIA GPU Performance Counters)\b",
         summary: "the container may use its GPU but not {operation|read its profiling metrics as non-root (DCGM)}: that needs privileges the Pod does not have, which no GPU gate grants",
         explanation: doc!(
-            "The GPU works in the container: the runtime gave it the device, and NVML answers. What fails is an administrative operation on the GPU that the driver keeps for privileged processes: switching MIG mode (`nvidia-smi -mig 1`), or the DCGM exporter's profiling metrics, which its host engine reads only as root with `SYS_ADMIN`.",
-            "MIG mode is the node's configuration, not a Pod's: a container that asks for a GPU may not change it. The DCGM exporter's manifest (a static YAML, a hardened chart) drops the `SYS_ADMIN` capability or runs it as a non-root user.",
-            "Change MIG mode on the node or with the GPU Operator's MIG manager (`nvidia.com/mig.config` label), not from a workload; run the DCGM exporter with `securityContext.capabilities.add: [SYS_ADMIN]` as its chart does, or turn off the profiling metrics.",
+            "The GPU works in the container: the runtime gave it the device, and NVML answers. What fails is an administrative operation on the GPU that the driver keeps for privileged processes: switching MIG mode (`nvidia-smi -mig 1`), the DCGM exporter's profiling metrics, which its host engine reads only as root with `SYS_ADMIN`, or a profiler's reading of the GPU's performance counters (Nsight Compute's `ERR_NVGPUCTRPERM`).",
+            "MIG mode is the node's configuration, not a Pod's: a container that asks for a GPU may not change it. The DCGM exporter's manifest (a static YAML, a hardened chart) drops the `SYS_ADMIN` capability or runs it as a non-root user. NVIDIA's driver lets only administrators read the performance counters unless the node loads it with `NVreg_RestrictProfilingToAdminUsers=0`, and a shared cluster's nodes keep that restriction.",
+            "Change MIG mode on the node or with the GPU Operator's MIG manager (`nvidia.com/mig.config` label), not from a workload; run the DCGM exporter with `securityContext.capabilities.add: [SYS_ADMIN]` as its chart does, or turn off the profiling metrics; profile with `SYS_ADMIN` in the container on a node whose admins allow it, or set the driver's module option on the node, or measure without the counters (NVML's utilisation).",
         ),
         next: &[Next {
             command: "kubectl get pod {pod} -n {namespace} -o jsonpath='{.spec.containers[*].securityContext}'",
@@ -6065,10 +6126,10 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Runtime,
         looks_at: "CreateContainerError or FailedCreatePodSandBox event, CRI-O log",
-        pattern: r"\bfork/exec (?P<path>/\S*conmon(?:-rs)?): no such file or directory",
+        pattern: r"\bfork/exec (?P<path>/\S*conmon(?:rs)?): no such file or directory",
         summary: "the node's CRI-O cannot start its container monitor {path}: there is no such file, so no container starts there",
         explanation: doc!(
-            "CRI-O starts every container under a monitor process, conmon (or conmon-rs), from the path its configuration names for the runtime handler. That file is not there, so CRI-O cannot create the container, whatever the container or its GPU.",
+            "CRI-O starts every container under a monitor process, conmon (or conmon-rs, whose binary is `conmonrs`), from the path its configuration names for the runtime handler. That file is not there, so CRI-O cannot create the container, whatever the container or its GPU.",
             "The configured path and the installed file disagree: a CRI-O upgrade whose packages put conmon under another name or directory (its own `crio-conmon`, or the distribution's `/usr/bin/conmon`), a runtime handler (one added for the NVIDIA runtime, for example) whose `monitor_path` names a path that is not there, or conmon not installed at all.",
             "Find where conmon is on the node (`command -v conmon crio-conmon`) and set the runtime handlers' `monitor_path` in `/etc/crio/crio.conf.d/` to it, or install the conmon package the configuration expects; then restart CRI-O.",
         ),
@@ -6095,7 +6156,7 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Scheduling,
         looks_at: "Node Feature Discovery's worker log (nfd-worker, also the GPU Operator's or GPU Feature Discovery's chart)",
-        pattern: r#"\{\s*(?P<master>[\w.-]*(?:nfd|node-feature-discovery)-master[\w.-]*):\d+[^}\n]*\}\.?\s+Err\s*:\s*connection error:\s+desc = \\?"transport: Error while dialing:? dial tcp(?: (?P<address>[\d.:\[\]a-f]+))?: i/o timeout"#,
+        pattern: r#"\{\s*(?:Addr: \\?")?(?P<master>[\w.-]*(?:nfd|node-feature-discovery)-master[\w.-]*):\d+[^}\n]*\}\.?\s+Err\s*:\s*connection error:\s+desc = \\?"transport: Error while dialing:? dial tcp(?: (?P<address>[\d.:\[\]a-f]+))?: i/o timeout"#,
         summary: "the node's Node Feature Discovery worker gets no answer from {master} (the connection times out): the Pod network or the cluster's DNS does not carry its traffic, so the node gets no feature labels, which no GPU setting fixes",
         explanation: doc!(
             "NFD's worker on each node sends the node's features to nfd-master, which writes them as labels (`feature.node.kubernetes.io/pci-10de.present`, and GPU Feature Discovery's `nvidia.com/…` labels come the same way). The GPU Operator deploys its driver and device plugin only on labelled nodes. The worker's connection to the master times out, so the labels never come.",
@@ -6118,6 +6179,66 @@ pub static RULES: &[Rule] = &[
         example: "WARNING: 2022/02/25 05:17:02 grpc: addrConn.createTransport failed to connect to {nfd-master:8080 0  <nil>}. Err :connection error: desc = \"transport: Error while dialing dial tcp: i/o timeout\". Reconnecting...",
         example_source: "https://github.com/NVIDIA/gpu-feature-discovery/issues/20",
         near_miss: "core]grpc: addrConn.createTransport failed to connect to {gpu-operator-1680394617-node-feature-discovery-master:8080 gpu-operator-1680394617-node-feature-discovery-master:8080 <nil> 0 <nil>}. Err: connection error: desc = \"transport: Error while dialing dial tcp 10.105.174.41:8080: connect: connection refused\". Reconnecting...",
+    },
+    Rule {
+        id: "GW538",
+        name: "mpi-worker-hostname-unresolved",
+        category: C::Other,
+        gate: G::Runtime,
+        looks_at: "the MPI launcher's log (Horovod or mpirun over ssh, in a Volcano, MPI Operator or Kubeflow job)",
+        pattern: r"\bssh: Could not resolve hostname (?P<host>[\w.-]+): (?:Temporary failure in name resolution|Name or service not known)\b",
+        summary: "the job's MPI launcher cannot resolve its worker {host}: the workers' DNS names are not (yet) there, so the job stops before its GPUs are used, which no GPU setting fixes",
+        explanation: doc!(
+            "The launcher (mpirun, `horovodrun`) starts its daemons on each worker over ssh, by the worker's hostname. The name did not resolve, so ORTE or Hydra gives up and the job fails; the GPUs played no part.",
+            "The job's headless Service, which gives each worker Pod its DNS name (`worker-0.job-name`), is missing (the job's `svc` plugin or the operator did not make it), the launcher ran before the workers were running and their records existed, or the hostname the launcher was given does not match the Pods' `hostname` and `subdomain`.",
+            "Make the job create its headless Service (Volcano's `svc` plugin, the MPI Operator's launcher), let the launcher wait until every worker resolves (an init container, or the operator's wait-for-workers option), and check the hostfile against the Pods' names.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get pods,services -n {namespace} -o wide",
+                place: Cluster,
+                why: "see whether the workers run and the job's headless Service exists",
+            },
+            Next {
+                command: "kubectl exec {pod} -n {namespace} -- getent hosts {host}",
+                place: Cluster,
+                why: "check from the launcher whether the worker's name resolves now",
+            },
+        ],
+        fix: None,
+        example: "ssh: Could not resolve hostname lm-horovod-job-worker-5.lm-horovod-job: Name or service not known\n--------------------------------------------------------------------------\nORTE was unable to reliably start one or more daemons.",
+        example_source: "https://github.com/volcano-sh/volcano/issues/2226",
+        near_miss: "ORTE was unable to reliably start one or more daemons.",
+    },
+    Rule {
+        id: "GW539",
+        name: "knative-image-unresolvable",
+        category: C::Other,
+        gate: G::Admission,
+        looks_at: "a Knative Revision's (or KServe InferenceService's) Ready condition",
+        pattern: r#"\bUnable to fetch image \\*"(?P<image>[^"\\\n]+)\\*": (?P<why>[^;\n]+)"#,
+        summary: "the Knative controller cannot resolve the image {image} to a digest ({why}), so the Revision creates no Pod",
+        explanation: doc!(
+            "Before it makes a Revision's Deployment, Knative Serving's controller resolves each container image's tag to a digest by asking the registry itself. The registry did not answer as it should, so the Revision fails and no Pod, GPU or not, is ever created.",
+            "The controller cannot reach the registry or is refused by it: a registry error (a 5xx from it or a proxy), credentials the controller does not have (the Revision's service account's `imagePullSecrets`), a private CA it does not trust, or a registry it cannot reach from the `knative-serving` namespace.",
+            "Check the registry from the controller's side; give the service account its pull secret, or the controller the registry's CA; or list the registry under `registries-skipping-tag-resolving` in the `config-deployment` ConfigMap (the kubelet then pulls the tag), or name the image by its digest.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get revisions -n {namespace} -o wide",
+                place: Cluster,
+                why: "see which Revisions failed and their reasons",
+            },
+            Next {
+                command: "kubectl get configmap config-deployment -n knative-serving -o yaml",
+                place: Cluster,
+                why: "see which registries skip tag resolution",
+            },
+        ],
+        fix: None,
+        example: "    message: \"Revision \\\"simple-string-default-cndmb\\\" failed with message: Unable\n      to fetch image \\\"nvcr.io/nvidia/tensorrtserver:19.05-py3\\\": unsupported status\n      code 500; body: <html>\\r\\n<head><title>500 Internal Server Error</title></head>\\r\\n<body",
+        example_source: "https://github.com/knative/serving/issues/4355",
+        near_miss: "    reason: RevisionFailed",
     },
     Rule {
         id: "GW602",
