@@ -14,7 +14,7 @@ use regex::Regex;
 
 use crate::error::{Error, Result};
 use crate::evidence::{Evidence, Signal, SignalSource};
-use crate::shell::is_cluster_command;
+use crate::shell::{is_cluster_command, is_command_line};
 use carried::{
     dedent, rejoin_wrapped, respace, uncolour, unescape_html, unescape_markdown, unfence, unquote,
     untypeset,
@@ -316,7 +316,7 @@ fn split_by_object(ev: Evidence) -> Vec<Evidence> {
         .signals
         .iter()
         .filter(|s| s.object.is_none() || context(s))
-        .filter(|s| s.message.trim().contains('\n') || !is_cluster_command(s.message.trim()))
+        .filter(|s| s.message.trim().contains('\n') || !is_listing_command(s.message.trim()))
         .cloned()
         .collect();
     let stuck: Vec<&String> = objects
@@ -394,6 +394,13 @@ fn split_by_object(ev: Evidence) -> Vec<Evidence> {
     out
 }
 
+/// A command line a reporter pasted above its output (`$ kubectl get pods -A`, `helm install …`, `root@master:~#
+/// watch kubectl get pods`): a cluster tool's, or any after a prompt unless its output follows on the same line
+/// (`root@node:~# nvidia-smi Failed to initialize NVML: …`, where a message's `: ` shows).
+fn is_listing_command(line: &str) -> bool {
+    is_cluster_command(line) || (is_command_line(line) && !line.contains(": "))
+}
+
 /// `{"…` or `[{…` (not a bracketed tag such as `[Bug] …` or `[Warning] …` at the start of pasted text).
 fn looks_like_json(s: &str) -> bool {
     let mut chars = s.chars();
@@ -424,11 +431,12 @@ fn cut_short_before_text(s: &str, err: &serde_json::Error) -> bool {
     if err.is_eof() || err.line() < 2 {
         return false;
     }
-    // A JSON line: a `"key":` or a bracket that opens or closes the document's structure.
+    // A JSON line: a `"key":` or a bracket alone, which opens or closes the document's structure (not a dmesg
+    // `[  12.3]` stamp nor a JSON log record `{"level":…}`).
     let structure = |l: &str| {
         let t = l.trim();
         (t.starts_with('"') && t.contains("\":"))
-            || matches!(t.chars().next(), Some('{' | '}' | '[' | ']'))
+            || matches!(t, "{" | "}" | "}," | "[" | "]" | "],")
     };
     let mut rest = s.lines().skip(err.line() - 1);
     rest.next().is_some_and(|line| {
@@ -1257,6 +1265,20 @@ gpu-operator-resources nvidia-device-plugin-daemonset-4n5fm 0/1 Init: CrashLoopB
 "#;
         let (format, evs) = parse(paste, "x").unwrap();
         assert_eq!(format, Format::Text);
+        // dmesg stamps and JSON log records after the cut are no part of the document.
+        for after in [
+            "[   12.345678] NVRM: API mismatch: the client has the version 535.104.05, but this kernel module has the version 535.54.03.",
+            "{\"level\":\"info\",\"ts\":1700000000,\"msg\":\"reconciling\"}",
+        ] {
+            let cut = format!(
+                "{{\n  \"kind\": \"Pod\",\n  \"status\": {{\n    \"pha\nThen the node log shows this:\n{after}\n"
+            );
+            assert_eq!(
+                parse(&cut, "x").map(|(f, _)| f).ok(),
+                Some(Format::Text),
+                "{after}"
+            );
+        }
         assert!(!evs[0].signals.is_empty());
         let one = paste.lines().next().unwrap();
         assert_eq!(parse(one, "x").unwrap().0, Format::Text);
@@ -1277,6 +1299,8 @@ gpu-operator-resources nvidia-device-plugin-daemonset-4n5fm 0/1 Init: CrashLoopB
             "helm upgrade --install gpu-operator nvidia/gpu-operator -n gpu-operator",
             "$ microk8s enable gpu",
             "root@k8s-c1:~# kubectl get pods -A",
+            "root@master:~# watch -n1 kubectl get pods",
+            "root@node:~# crictl pods",
         ] {
             let paste = format!(
                 "{command}\nNAME                   READY   STATUS    RESTARTS   AGE\ncuda-vectoradd         0/1     Completed 0          4m24s\ngpu-operator-c9778c77c 1/1     Running   1          34m\n"

@@ -5238,12 +5238,12 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "the container's log (tkestack GPU manager's vcuda library)",
-        pattern: r"\bfail to get response from manager, error rpc error: code = \w+ desc = (?P<why>[^\n]+)",
+        pattern: r"\bfail to get response from manager, error rpc error: code = \w+ desc = (?P<why>[^\n]+?)(?:\s+/\S+\.c:\d+ |\n|$)",
         summary: "the GPU manager's vcuda library in the container cannot register it with gpu-manager ({why}), so the container gets no share of the GPU",
         explanation: doc!(
-            "tkestack's GPU manager shares a GPU by putting its vcuda library in front of the container's CUDA calls. Before the program's first call, the library registers the container with gpu-manager on the node, naming it by the Pod UID and container id it reads from its own cgroup path. gpu-manager answered that it cannot find that container, so the library exits and the program has no GPU.",
-            "The library and gpu-manager read cgroup paths in the cgroupfs layout: under the systemd cgroup driver (the kubelet's `cgroupDriver: systemd`, containerd's `SystemdCgroup = true`) the path has another shape, and the library sends a wrong Pod UID (`pod uid: tainerd.service`); or gpu-manager looks the container up in Docker on a node whose runtime is containerd.",
-            "Run the GPU nodes' kubelet and runtime with the cgroupfs driver, or use a gpu-manager release (or fork) that reads systemd cgroup paths and the node's containerd; then recreate the Pod.",
+            "tkestack's GPU manager shares a GPU by putting its vcuda library in front of the container's CUDA calls. Before the program's first call, the library registers the container with gpu-manager on the node, naming it by the Pod UID and container id it reads from its own cgroup path. gpu-manager refused the registration (the reason follows `desc =`), so the library exits and the program has no GPU.",
+            "`can't find … from docker` (gpu-manager names Docker whatever the runtime) or `can't locate …`: gpu-manager does not know the container by the ids the library sent. The library and gpu-manager read cgroup paths in the cgroupfs layout, and under the systemd cgroup driver (the kubelet's `cgroupDriver: systemd`, containerd's `SystemdCgroup = true`) the path has another shape, so the library sends a wrong Pod UID (`pod uid: tainerd.service`). `unable to load allocResp …`: gpu-manager has no allocation recorded for the container (it restarted, or the Pod did not get its share through gpu-manager).",
+            "For the cgroup case, run the GPU nodes' kubelet and runtime with the cgroupfs driver, or use a gpu-manager release (or fork) that reads systemd cgroup paths; otherwise read gpu-manager's log on the node for the container it looked for. Then recreate the Pod.",
         ),
         next: &[
             Next {
@@ -5950,9 +5950,9 @@ pub static RULES: &[Rule] = &[
         gate: G::Runtime,
         looks_at: "the container's log (PyTorch's allocator, TensorFlow's kernel launch, HAMi-core's allocator in a shared GPU)",
         pattern: r"\bCUDA out of memory\. Tried to allocate (?P<size>\d+(?:\.\d+)? [KMGT]iB)|\bcuMemoryAllocate failed res=2\b|\bNon-OK-status: (?:Gpu|Cuda)LaunchKernel\b[^\n]*\bstatus: Internal: out of memory\b|\bUnexpected CUDA error: out of memory\b",
-        summary: "the workload ran on the GPU and ran out of its memory (asking for {size|more}): the model or batch does not fit the GPU, or the Pod's share of it",
+        summary: "the workload ran on the GPU and ran out of its memory (asking for {size|more}): the model or batch does not fit the GPU or the Pod's share of it, or other processes hold the GPU's memory",
         explanation: doc!(
-            "The Pod was scheduled, given its GPU and started; the program then asked CUDA for more GPU memory than was free, and the allocation failed (PyTorch's `CUDA out of memory`, TensorFlow's `GpuLaunchKernel … status: Internal: out of memory`, or `res=2`, CUDA's out-of-memory code, from HAMi-core's allocator in a shared GPU). The GPU gates all passed.",
+            "The Pod was scheduled, given its GPU and started; the program then asked CUDA for more GPU memory than was free, and the allocation failed (PyTorch's `CUDA out of memory`, TensorFlow's `GpuLaunchKernel … status: Internal: out of memory`, TensorFlow's `Unexpected CUDA error: out of memory` when it creates its CUDA context, before any model is loaded (other processes then hold the memory), or `res=2`, CUDA's out-of-memory code, from HAMi-core's allocator in a shared GPU). The GPU gates all passed.",
             "The model, its context length or the batch needs more memory than the GPU has (a 16 GB card for a model that needs more), other processes on the same GPU hold part of it (time-slicing, MPS, a leftover process), or a shared GPU's memory limit is smaller than the program assumes.",
             "Use a GPU with more memory or more GPUs (tensor parallelism), or make the workload smaller (a quantised model, a shorter context, a smaller batch, a lower memory fraction such as vLLM's `--gpu-memory-utilization`); where the GPU is shared, raise the Pod's GPU-memory share.",
         ),
@@ -6156,7 +6156,7 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Scheduling,
         looks_at: "Node Feature Discovery's worker log (nfd-worker, also the GPU Operator's or GPU Feature Discovery's chart)",
-        pattern: r#"\{\s*(?:Addr: \\?")?(?P<master>[\w.-]*(?:nfd|node-feature-discovery)-master[\w.-]*):\d+[^}\n]*\}\.?\s+Err\s*:\s*connection error:\s+desc = \\?"transport: Error while dialing:? dial tcp(?: (?P<address>[\d.:\[\]a-f]+))?: i/o timeout"#,
+        pattern: r#"\{\s*(?:Addr: \\?")?(?P<master>[\w.-]*(?:nfd|node-feature-discovery)-master[\w.-]*):\d+[^}\n]*\}\.?\s+Err\s*:\s*connection error:\s+desc = \\?"transport: Error while dialing:? dial tcp(?: (?P<address>[\d.:\[\]a-f]+))?: (?:lookup \S+ on \S+: read udp \S+: )?(?:i/o timeout|connect: connection timed out)"#,
         summary: "the node's Node Feature Discovery worker gets no answer from {master} (the connection times out): the Pod network or the cluster's DNS does not carry its traffic, so the node gets no feature labels, which no GPU setting fixes",
         explanation: doc!(
             "NFD's worker on each node sends the node's features to nfd-master, which writes them as labels (`feature.node.kubernetes.io/pci-10de.present`, and GPU Feature Discovery's `nvidia.com/…` labels come the same way). The GPU Operator deploys its driver and device plugin only on labelled nodes. The worker's connection to the master times out, so the labels never come.",
@@ -6185,8 +6185,8 @@ pub static RULES: &[Rule] = &[
         name: "mpi-worker-hostname-unresolved",
         category: C::Other,
         gate: G::Runtime,
-        looks_at: "the MPI launcher's log (Horovod or mpirun over ssh, in a Volcano, MPI Operator or Kubeflow job)",
-        pattern: r"\bssh: Could not resolve hostname (?P<host>[\w.-]+): (?:Temporary failure in name resolution|Name or service not known)\b",
+        looks_at: "the MPI launcher's log (Horovod or Open MPI's mpirun over ssh, in a Volcano, MPI Operator or Kubeflow job): ssh's failure followed by ORTE's",
+        pattern: r"\bssh: Could not resolve hostname (?P<host>[\w.-]+): (?:Temporary failure in name resolution|Name or service not known)\b[\s\S]{0,200}?\bORTE was unable to reliably start one or more daemons\b",
         summary: "the job's MPI launcher cannot resolve its worker {host}: the workers' DNS names are not (yet) there, so the job stops before its GPUs are used, which no GPU setting fixes",
         explanation: doc!(
             "The launcher (mpirun, `horovodrun`) starts its daemons on each worker over ssh, by the worker's hostname. The name did not resolve, so ORTE or Hydra gives up and the job fails; the GPUs played no part.",
@@ -6220,7 +6220,7 @@ pub static RULES: &[Rule] = &[
         summary: "the Knative controller cannot resolve the image {image} to a digest ({why}), so the Revision creates no Pod",
         explanation: doc!(
             "Before it makes a Revision's Deployment, Knative Serving's controller resolves each container image's tag to a digest by asking the registry itself. The registry did not answer as it should, so the Revision fails and no Pod, GPU or not, is ever created.",
-            "The controller cannot reach the registry or is refused by it: a registry error (a 5xx from it or a proxy), credentials the controller does not have (the Revision's service account's `imagePullSecrets`), a private CA it does not trust, or a registry it cannot reach from the `knative-serving` namespace.",
+            "The controller cannot reach the registry or is refused by it: a registry error (a 5xx from it or a proxy), credentials the controller does not have (the Revision's own `imagePullSecrets`, or its service account's), a private CA it does not trust, or a registry it cannot reach from the `knative-serving` namespace.",
             "Check the registry from the controller's side; give the service account its pull secret, or the controller the registry's CA; or list the registry under `registries-skipping-tag-resolving` in the `config-deployment` ConfigMap (the kubelet then pulls the tag), or name the image by its digest.",
         ),
         next: &[
