@@ -23,20 +23,14 @@ pub struct PodCommand {
 /// shell prompt (`user@host:~$`, `(base) me@mac dir %`, `➜  ~`), `sudo` or a distribution's wrapper may come
 /// before it, so a sentence that mentions `oc logs` is not a command.
 fn kubectl_command(line: &str) -> Option<(Vec<&str>, usize)> {
-    let tokens: Vec<&str> = line
-        .split(|c: char| c.is_whitespace() || c == '`')
-        .filter(|t| !t.is_empty())
-        .collect();
+    let tokens = words(line);
     let at = tokens.iter().position(|t| {
         matches!(
             *t,
             "kubectl" | "oc" | "k" | "microk8s.kubectl" | "kubectl.exe" | "oc.exe"
         )
     })?;
-    let after_prompt = tokens[..at]
-        .iter()
-        .rposition(|t| t.ends_with(['$', '#', '%', '>']) || *t == "➜")
-        .map_or(0, |p| p + 1);
+    let after_prompt = prompt_end(&tokens[..at]);
     let wrapper = |t: &str| {
         matches!(
             t,
@@ -47,6 +41,21 @@ fn kubectl_command(line: &str) -> Option<(Vec<&str>, usize)> {
         .iter()
         .all(|t| wrapper(t))
         .then_some((tokens, at))
+}
+
+/// A pasted command line's words: split at whitespace and at the backticks of a markdown span.
+fn words(line: &str) -> Vec<&str> {
+    line.split(|c: char| c.is_whitespace() || c == '`')
+        .filter(|t| !t.is_empty())
+        .collect()
+}
+
+/// The index of the first word after a shell prompt among `words` (`user@host:~$`, `#`, `%`, `>`, `➜`), or 0.
+fn prompt_end(words: &[&str]) -> usize {
+    words
+        .iter()
+        .rposition(|t| t.ends_with(['$', '#', '%', '>']) || *t == "➜")
+        .map_or(0, |p| p + 1)
 }
 
 /// A line that starts another command in a pasted terminal session: a kubectl command, or a shell prompt
@@ -67,12 +76,9 @@ pub fn is_cluster_command(line: &str) -> bool {
     if kubectl_command(line).is_some() {
         return true;
     }
-    let words: Vec<&str> = line.split_whitespace().collect();
-    let after_prompt = words
-        .iter()
-        .position(|w| w.ends_with(['$', '#', '%', '>']))
-        .filter(|&p| p < 3)
-        .map_or(0, |p| p + 1);
+    let words = words(line);
+    // A prompt is one to three words (`$`, `root@node:~#`, `(base) me@mac dir %`).
+    let after_prompt = prompt_end(&words[..words.len().min(3)]);
     matches!(
         words.get(after_prompt).copied(),
         Some("helm" | "microk8s" | "k3s" | "k0s")
