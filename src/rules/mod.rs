@@ -882,6 +882,32 @@ mod tests {
         );
     }
 
+    #[test]
+    fn an_mpi_launcher_that_cannot_resolve_a_worker_is_read_for_open_mpi_4_and_5() {
+        let id = |text: &str| first_match(text).map(|m| m.rule.id);
+        let ssh = "ssh: Could not resolve hostname lm-horovod-job-worker-5.lm-horovod-job: Name or service not known\n--------------------------------------------------------------------------\n";
+        // Open MPI 4's ORTE (volcano-sh/volcano#2226) and Open MPI 5's PRRTE give up in their own words.
+        assert_eq!(
+            id(&format!(
+                "{ssh}ORTE was unable to reliably start one or more daemons."
+            )),
+            Some("GW538")
+        );
+        assert_eq!(
+            id(&format!(
+                "{ssh}PRTE has lost communication with a remote daemon."
+            )),
+            Some("GW538")
+        );
+        // PRRTE after ssh was refused is the worker's sshd, not its name.
+        assert_eq!(
+            id(
+                "ssh: connect to host 10.0.0.7 port 22: Connection refused\n--------------------------------------------------------------------------\nPRTE has lost communication with a remote daemon."
+            ),
+            None
+        );
+    }
+
     /// containerd's handler error cut off just after the handler's name still names the handler; cut off
     /// inside the name, it names none; the whole message names it too.
     #[test]
