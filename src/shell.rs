@@ -20,8 +20,9 @@ pub struct PodCommand {
 }
 
 /// A pasted kubectl command line, as its words and the index of `kubectl` (or `oc`, `k`, …) among them: only a
-/// shell prompt (`user@host:~$`, `(base) me@mac dir %`, `➜  ~`), `sudo` or a distribution's wrapper may come
-/// before it, so a sentence that mentions `oc logs` is not a command.
+/// shell prompt (`user@host:~$`, `(base) me@mac dir %`, `➜  dir git:(main) ✗`, `C:\Users\me>`), `sudo`, an
+/// environment variable (`KUBECONFIG=… kubectl`) or a distribution's wrapper may come before it, so a sentence
+/// that mentions `oc logs` is not a command.
 fn kubectl_command(line: &str) -> Option<(Vec<&str>, usize)> {
     let tokens = words(line);
     let at = tokens.iter().position(|t| {
@@ -35,7 +36,7 @@ fn kubectl_command(line: &str) -> Option<(Vec<&str>, usize)> {
         matches!(
             t,
             "sudo" | "-E" | "microk8s" | "k3s" | "k0s" | "-" | "*" | "~"
-        )
+        ) || is_assignment(t)
     };
     tokens[after_prompt..at]
         .iter()
@@ -43,19 +44,50 @@ fn kubectl_command(line: &str) -> Option<(Vec<&str>, usize)> {
         .then_some((tokens, at))
 }
 
-/// A pasted command line's words: split at whitespace and at the backticks of a markdown span.
+/// `NAME=value` before a command, as the shell reads it (`KUBECONFIG=/etc/rancher/k3s/k3s.yaml`).
+fn is_assignment(word: &str) -> bool {
+    word.split_once('=').is_some_and(|(name, _)| {
+        name.starts_with(|c: char| c.is_ascii_uppercase() || c == '_')
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+    })
+}
+
+/// A pasted command line's words: split at whitespace and at the backticks of a markdown span, with cmd.exe's
+/// prompt (`C:\Users\me>kubectl …`, no space after it) a word of its own.
 fn words(line: &str) -> Vec<&str> {
-    line.split(|c: char| c.is_whitespace() || c == '`')
+    static CMD_PROMPT: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"^\s*[A-Za-z]:\\[^>\s]*>").expect("cmd.exe prompt"));
+    let (prompt, rest) = match CMD_PROMPT.find(line) {
+        Some(m) => (Some(m.as_str().trim_start()), &line[m.end()..]),
+        None => (None, line),
+    };
+    prompt
+        .into_iter()
+        .chain(rest.split(|c: char| c.is_whitespace() || c == '`'))
         .filter(|t| !t.is_empty())
         .collect()
 }
 
-/// The index of the first word after a shell prompt among `words` (`user@host:~$`, `#`, `%`, `>`, `➜`), or 0.
+/// The index of the first word after a shell prompt among `words` (`user@host:~$`, `#`, `%`, `>`), or 0. An
+/// oh-my-zsh prompt (`➜  dir git:(main) ✗`) ends after its directory and its git state.
 fn prompt_end(words: &[&str]) -> usize {
-    words
+    let end = words
         .iter()
         .rposition(|t| t.ends_with(['$', '#', '%', '>']) || *t == "➜")
-        .map_or(0, |p| p + 1)
+        .map_or(0, |p| p + 1);
+    if end == 0 || words[end - 1] != "➜" {
+        return end;
+    }
+    let mut end = end + usize::from(end < words.len());
+    if words.get(end).is_some_and(|t| t.starts_with("git:(")) {
+        end += 1;
+    }
+    if words.get(end) == Some(&"✗") {
+        end += 1;
+    }
+    end.min(words.len())
 }
 
 /// A line that starts another command in a pasted terminal session: a kubectl command, or a shell prompt
@@ -77,8 +109,8 @@ pub fn is_cluster_command(line: &str) -> bool {
         return true;
     }
     let words = words(line);
-    // A prompt is one to three words (`$`, `root@node:~#`, `(base) me@mac dir %`).
-    let after_prompt = prompt_end(&words[..words.len().min(3)]);
+    // A prompt is one to four words (`$`, `root@node:~#`, `(base) me@mac dir %`).
+    let after_prompt = prompt_end(&words[..words.len().min(4)]);
     matches!(
         words.get(after_prompt).copied(),
         Some("helm" | "microk8s" | "k3s" | "k0s")
@@ -117,6 +149,7 @@ const LOGS_BOOLEAN: &[&str] = &[
     "--all-pods",
     "--prefix",
     "--ignore-errors",
+    "--insecure-skip-tls-verify-backend",
 ];
 const EXEC_BOOLEAN: &[&str] = &["-i", "--stdin", "-t", "--tty", "-q", "--quiet"];
 
@@ -163,8 +196,10 @@ fn pod_command(line: &str, verb: &str) -> Option<PodCommand> {
             }
             let (name, inline) = match flag.split_once('=') {
                 Some((f, v)) => (format!("-{f}"), Some(v)),
-                None if !flag.starts_with('-') && flag.len() > 1 => {
-                    (format!("-{}", &flag[..1]), Some(&flag[1..]))
+                None if !flag.starts_with('-') && flag.chars().nth(1).is_some() => {
+                    let (letter, value) =
+                        flag.split_at(flag.chars().next().map_or(0, char::len_utf8));
+                    (format!("-{letter}"), Some(value))
                 }
                 None => (format!("-{flag}"), None),
             };
@@ -317,9 +352,45 @@ mod tests {
                     "",
                 ),
             ),
+            // Prompts of oh-my-zsh (with a directory and a git state) and cmd.exe, an environment variable, and
+            // a boolean flag of kubectl's with a value-like name.
+            (
+                "➜  gpu-operator git:(master) ✗ oc logs nvidia-device-plugin-x -n kube-system",
+                cmd("nvidia-device-plugin-x", Some("kube-system"), None, ""),
+            ),
+            (
+                "C:\\Users\\me>kubectl logs nvidia-device-plugin-x -n kube-system",
+                cmd("nvidia-device-plugin-x", Some("kube-system"), None, ""),
+            ),
+            (
+                "KUBECONFIG=/etc/rancher/k3s/k3s.yaml kubectl logs nvidia-device-plugin-x -n kube-system",
+                cmd("nvidia-device-plugin-x", Some("kube-system"), None, ""),
+            ),
+            (
+                "kubectl logs --insecure-skip-tls-verify-backend nvidia-device-plugin-x -c toolkit-validation",
+                cmd(
+                    "nvidia-device-plugin-x",
+                    None,
+                    Some("toolkit-validation"),
+                    "",
+                ),
+            ),
         ] {
             assert_eq!(logs_command(line), Some(want), "{line}");
         }
+        // A flag mangled by an editor's autocorrect (`-—previous`, `-–context`) or one of another alphabet is a
+        // flag like any other, not a byte to cut.
+        for line in [
+            "kubectl logs nvidia-device-plugin-x -—previous",
+            "kubectl logs -é nvidia-device-plugin-x",
+        ] {
+            assert!(logs_command(line).is_some(), "{line}");
+        }
+        // (kubectl itself takes `-–context`'s dash for a flag and `prod` for the verb.)
+        assert_eq!(
+            logs_command("kubectl -–context prod logs nvidia-device-plugin-x"),
+            None
+        );
         // A selector or another kind reads no one Pod; prose and other commands are no logs command.
         for line in [
             "kubectl logs -n gpu-operator -l app=nvidia-operator-validator -c driver-validation",
@@ -416,6 +487,7 @@ mod tests {
             "$ microk8s enable gpu",
             "root@node:~# k3s ctr images ls",
             "[eje@localhost ~]$ oc get node -o wide",
+            "(base) me@mac dir % helm install gpu-operator nvidia/gpu-operator",
         ] {
             assert!(is_cluster_command(line), "{line}");
         }

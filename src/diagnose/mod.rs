@@ -202,6 +202,8 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
         }
     }
 
+    drop_errors_before_registration(ev, &mut unexplained);
+
     // A containerd error cut off inside the handler's name (GW401 without a handler) says no more than the same
     // error in full beside it.
     if hits
@@ -2003,6 +2005,37 @@ fn says_it_waits(s: &Signal) -> bool {
     ) || s.message.contains("pod didn't trigger scale-up")
 }
 
+/// A device plugin's log that goes on to register with the kubelet (`Registered device plugin … with Kubelet`)
+/// got past the errors it logged before: a gRPC server's broken pipe while the kubelet restarted, a first try
+/// that failed. When the paste is only such logs (no Pod, event or condition), those earlier lines that no rule
+/// reads say nothing blocks.
+fn drop_errors_before_registration(ev: &Evidence, unexplained: &mut Vec<(&Signal, String)>) {
+    static REGISTERED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?i)\bRegistered device plugin\b[^\n]{0,120}?\bwith Kubelet\b")
+            .expect("registration regex")
+    });
+    let only_logs = ev.pod.is_none()
+        && ev.signals.iter().all(|s| {
+            matches!(
+                s.source,
+                Some(SignalSource::Log | SignalSource::Text) | None
+            )
+        });
+    let Some(last) = ev
+        .signals
+        .iter()
+        .rposition(|s| REGISTERED.is_match(&s.message))
+    else {
+        return;
+    };
+    if !only_logs {
+        return;
+    }
+    let index = |s: &Signal| ev.signals.iter().position(|t| std::ptr::eq(t, s));
+    unexplained
+        .retain(|(s, _)| index(s).is_none_or(|i| i > last) || REGISTERED.is_match(&s.message));
+}
+
 /// Whether an unexplained signal still means the Pod is blocked.
 fn is_blocking(s: &Signal) -> bool {
     // Stopping a container (its preStop hook, the kill) never keeps a Pod from starting.
@@ -3486,6 +3519,24 @@ mod tests {
         )]));
         assert_eq!(d.causes[0].rule, Some("GW213"));
         assert_eq!(d.causes[0].details["resource"], "nvidia.com/gpu");
+    }
+
+    #[test]
+    fn a_plugin_log_that_goes_on_to_register_is_past_its_errors() {
+        // Xilinx/FPGA_as_a_Service #8: a broken pipe while the kubelet restarted, then the registration.
+        let broken = "2019/12/17 08:05:19 grpc: Server.Serve failed to create ServerTransport:  connection error: desc = \"transport: write unix /var/lib/kubelet/device-plugins/drm_minor-20191217-fpga.sock->@: write: broken pipe\"";
+        let registered = "time=\"2019-12-17T08:05:19Z\" level=info msg=\"Registered device plugin with Kubelet xilinx.com/fpga-drm_minor-20191217\"";
+        let d = diagnose(&ev(vec![log(broken), log(registered)]));
+        assert_eq!(d.primary, Category::None, "{d:?}");
+        // An error after the registration, or beside the Pod's own events, is still read.
+        let d = diagnose(&ev(vec![log(registered), log(broken)]));
+        assert_eq!(d.primary, Category::Unknown, "{d:?}");
+        let d = diagnose(&ev(vec![
+            event("Pulled", "Container image \"x\" already present on machine"),
+            log(broken),
+            log(registered),
+        ]));
+        assert_eq!(d.primary, Category::Unknown, "{d:?}");
     }
 
     #[test]

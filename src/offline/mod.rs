@@ -395,10 +395,11 @@ fn split_by_object(ev: Evidence) -> Vec<Evidence> {
 }
 
 /// A command line a reporter pasted above its output (`$ kubectl get pods -A`, `helm install …`, `root@master:~#
-/// watch kubectl get pods`): a cluster tool's, or any after a prompt unless its output follows on the same line
-/// (`root@node:~# nvidia-smi Failed to initialize NVML: …`, where a message's `: ` shows).
+/// watch kubectl get pods`): a cluster tool's, or any after a prompt, unless its output (or the reporter's
+/// account of it) follows on the same line (`root@node:~# nvidia-smi Failed to initialize NVML: …`, `` `helm
+/// upgrade` says: Error: … ``, where a message's `: ` shows).
 fn is_listing_command(line: &str) -> bool {
-    is_cluster_command(line) || (is_command_line(line) && !line.contains(": "))
+    (is_cluster_command(line) || is_command_line(line)) && !line.contains(": ")
 }
 
 /// `{"…` or `[{…` (not a bracketed tag such as `[Bug] …` or `[Warning] …` at the start of pasted text).
@@ -1307,6 +1308,24 @@ gpu-operator-resources nvidia-device-plugin-daemonset-4n5fm 0/1 Init: CrashLoopB
             );
             let (_, evs) = parse(&paste, "x").unwrap();
             assert!(evs.iter().all(|e| e.target.name.is_some()), "{command}");
+        }
+        // A cluster tool's command with what it printed after it, on the same line, is the message.
+        for line in [
+            "`microk8s enable gpu` printed: nvidia-container-cli: initialization error: nvml error: driver not loaded",
+            "root@node:~# kubectl exec -it dcgm-exporter-abcde -- nvidia-smi Failed to initialize NVML: Driver/library version mismatch",
+        ] {
+            let paste = format!(
+                "NAME                                 READY   STATUS     RESTARTS   AGE\ngpu-feature-discovery-abcde          0/1     Init:0/1   0          5m\nnvidia-device-plugin-daemonset-xyz12 0/1     Init:0/1   0          5m\n{line}\n"
+            );
+            let (_, evs) = parse(&paste, "x").unwrap();
+            let d = crate::diagnose::diagnose(&evs[0]);
+            assert!(
+                matches!(
+                    d.causes.first().and_then(|c| c.rule),
+                    Some("GW406" | "GW436")
+                ),
+                "{line}: {d:?}"
+            );
         }
     }
 

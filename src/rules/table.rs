@@ -119,7 +119,9 @@ pub static CATCH_ALL: &[&str] = &[
 /// the runtime failed); GW462 says the driver library a program cannot load is missing from a container whose
 /// `nvidia-smi` works, so the runtime is there and left out `libcuda` (GW420 would say the runtime put in none);
 /// GW464 says the hook that failed is the toolkit's own tool, which cannot bind an NVML function (GW418 would only
-/// say the runtime failed).
+/// say the runtime failed); GW469 says the runtime failed because the toolkit's hook crashed (GW418 would only say it
+/// failed); GW225 says what GKE's Cloud TPU webhook wants of the spec (GW210 would call it a
+/// policy's business).
 pub static REFINES: &[(&str, &str)] = &[
     ("GW146", "GW105"),
     ("GW151", "GW145"),
@@ -153,6 +155,8 @@ pub static REFINES: &[(&str, &str)] = &[
     ("GW459", "GW418"),
     ("GW462", "GW420"),
     ("GW464", "GW418"),
+    ("GW469", "GW418"),
+    ("GW225", "GW210"),
 ];
 
 /// Rules that read what a running workload or its node reports about itself: its program's own error (GW528),
@@ -200,7 +204,7 @@ pub static COMPONENT_LOG: &[&str] = &[
     "GW122", "GW123", "GW124", "GW127", "GW128", "GW133", "GW139", "GW140", "GW142", "GW143",
     "GW144", "GW145", "GW147", "GW148", "GW149", "GW150", "GW151", "GW152", "GW153", "GW154",
     "GW155", "GW164", "GW165", "GW166", "GW167", "GW169", "GW170", "GW172", "GW173", "GW174",
-    "GW175", "GW176", "GW180", "GW184",
+    "GW175", "GW176", "GW180", "GW184", "GW186", "GW187",
 ];
 
 pub static RULES: &[Rule] = &[
@@ -2453,6 +2457,96 @@ pub static RULES: &[Rule] = &[
         near_miss: "WARNING: 2022/02/25 05:17:02 grpc: addrConn.createTransport failed to connect to {nfd-master:8080 0  <nil>}. Err :connection error: desc = \"transport: Error while dialing dial tcp: i/o timeout\". Reconnecting...",
     },
     Rule {
+        id: "GW185",
+        name: "e2e-node-advertises-no-gpu",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "the log of Kubernetes' GPU end-to-end tests (test/e2e/node/gpu.go, the cluster's conformance or CI run)",
+        pattern: r#"\bNvidia GPUs not available on Node: \\?"(?P<node>[\w.-]+)\\?""#,
+        summary: "the node {node} advertises no nvidia.com/gpu in its capacity, which the GPU test waited for: the driver installer or the device plugin did not finish there",
+        explanation: doc!(
+            "Kubernetes' GPU tests install the driver (the `nvidia-driver-installer` DaemonSet, on GKE's images `cos-gpu-installer`) and the device plugin, then wait until every schedulable node's capacity has `nvidia.com/gpu`. This node's never did, so the test timed out before any GPU Pod ran.",
+            "The driver installer fails on the node's image (a new Container-Optimized OS or kernel that the installer's version does not know, a download that fails), the device plugin's Pod does not run there, or the node has no GPU attached.",
+            "Read the installer's and the device plugin's logs on that node; move the installer to a release that supports the node's image (or pin the image), then see the node's capacity.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get node {node} -o jsonpath='{.status.capacity}'",
+                place: Cluster,
+                why: "see whether the node advertises nvidia.com/gpu now",
+            },
+            Next {
+                command: "kubectl get pods -n kube-system -o wide --field-selector spec.nodeName={node} | grep -i -E 'nvidia|gpu'",
+                place: Cluster,
+                why: "find the driver installer's and the device plugin's Pods on the node, to read their logs",
+            },
+        ],
+        fix: None,
+        example: "Nvidia GPUs not available on Node: \"bootstrap-e2e-minion-group-3xpv\"",
+        example_source: "https://github.com/kubernetes/kubernetes/issues/121169",
+        near_miss: "Nvidia GPUs exist on all schedulable nodes",
+    },
+    Rule {
+        id: "GW186",
+        name: "amdgpu-probe-failed",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "the node's kernel log (`dmesg`, `talosctl dmesg`, the journal)",
+        pattern: r"\bamdgpu(?: [0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2}\.\d)?: probe of (?P<pci>[0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2}\.\d) failed with error (?P<code>-?\d+)",
+        summary: "the amdgpu kernel driver failed to take the GPU at {pci} (error {code}), so the node has no AMD GPU to advertise",
+        explanation: doc!(
+            "The kernel's `amdgpu` driver tried to bind the GPU and gave up: no `/dev/kfd` or `/dev/dri` node is made for it, and AMD's device plugin finds no GPU (or fewer), so the node advertises no `amd.com/gpu`.",
+            "Error -2 (no such file) is nearly always firmware the driver needs and cannot find: a new kernel (an OS or Talos upgrade) whose `amdgpu` asks for firmware the image does not ship, or a GPU newer than the node's `linux-firmware`. Other codes come from a GPU the kernel does not support yet, a VM whose passthrough leaves the GPU half-reset, or a BIOS that maps too little PCI space.",
+            "Read the driver's lines before the failure, which name the file or step; install the firmware that matches the kernel (on Talos the `amdgpu` extension of the same release), or move to a kernel that supports the GPU, then reboot the node.",
+        ),
+        next: &[
+            Next {
+                command: "dmesg | grep -i -m30 -E 'amdgpu|firmware|drm'",
+                place: Node,
+                why: "read why the driver gave up: the firmware file or the step it names",
+            },
+            Next {
+                command: "kubectl get node {node} -o jsonpath='{.status.allocatable}'",
+                place: Cluster,
+                why: "see whether the node advertises amd.com/gpu",
+            },
+        ],
+        fix: None,
+        example: "k3s-node5.lab: kern: warning: [2023-08-18T13:36:48.471288465Z]: amdgpu: probe of 0000:04:00.0 failed with error -2",
+        example_source: "https://github.com/siderolabs/pkgs/issues/792",
+        near_miss: "k3s-node5.lab: kern:    info: [2023-08-18T13:36:48.471548465Z]: [drm] amdgpu: ttm finalized",
+    },
+    Rule {
+        id: "GW187",
+        name: "efa-plugin-finds-no-devices",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "the AWS EFA device plugin's log (aws-efa-k8s-device-plugin)",
+        pattern: r"\bNo valid EFA devices found\b",
+        summary: "the AWS EFA device plugin finds no EFA device on its node, so the node advertises no vpc.amazonaws.com/efa, which GPU Pods on p4d, p5 and similar instances often ask for",
+        explanation: doc!(
+            "The EFA device plugin lists the node's EFA interfaces (InfiniBand verbs devices) and advertises them as `vpc.amazonaws.com/efa`. It found none, so it exits or serves nothing, and a Pod that asks for EFA beside its GPUs stays Pending with `Insufficient vpc.amazonaws.com/efa`.",
+            "The plugin runs on an instance type without EFA (its DaemonSet's node selector or the chart's list of supported instance types is too wide), the node was launched without an EFA interface (the node group or launch template did not ask for one), or the EFA driver is not loaded on the node.",
+            "Run the plugin only on instance types with EFA, launch the GPU nodes with EFA interfaces (and the EFA driver), or drop the EFA request from Pods on nodes that have none.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get nodes -L node.kubernetes.io/instance-type -o custom-columns=NAME:.metadata.name,EFA:.status.allocatable.vpc\\.amazonaws\\.com/efa",
+                place: Cluster,
+                why: "see which nodes advertise EFA and their instance types",
+            },
+            Next {
+                command: "ls /sys/class/infiniband/; lsmod | grep -w efa",
+                place: Node,
+                why: "see whether the node has EFA devices and the EFA driver",
+            },
+        ],
+        fix: None,
+        example: "2026/02/03 15:23:32 Error to get IB device: %v. No valid EFA devices found",
+        example_source: "https://github.com/aws/sagemaker-hyperpod-cli/issues/367",
+        near_miss: "2026/02/03 15:23:32 Fetching EFA devices.",
+    },
+    Rule {
         id: "GW201",
         name: "runtimeclass-not-found",
         category: C::RuntimeclassNotFound,
@@ -3058,6 +3152,31 @@ pub static RULES: &[Rule] = &[
         fix: None,
         example: "pods \"plex-...\" is forbidden: violates PodSecurity \"baseline:latest\": hostPath volumes (volume \"dri\")",
         example_source: "https://github.com/mortennordbye/homelab/pull/612",
+        near_miss: "pods \"plex-...\" is forbidden: violates PodSecurity \"baseline:latest\": hostPath volumes (volume \"config\")",
+    },
+    Rule {
+        id: "GW225",
+        name: "cloud-tpu-webhook-denied",
+        category: C::InvalidSpec,
+        gate: G::Admission,
+        looks_at: "apiserver reply to create, FailedCreate event on the owner (GKE's Cloud TPU webhook)",
+        pattern: r#"\badmission webhook \\?"pod-init\.cloud-tpus\.google\.com\\?" denied the request: (?P<why>[^\n]+?)\.?(?:\\?"\s*[,}\]]|\n|$)"#,
+        summary: "the Cloud TPU webhook of GKE refused the pod: {why}",
+        explanation: doc!(
+            "A Pod that asks for Cloud TPUs (`cloud-tpus.google.com/…`) on GKE passes GKE's `pod-init.cloud-tpus.google.com` webhook, which fills in the TPU's address from the Pod's annotations. The Pod's spec lacks what the webhook needs, so the apiserver refuses it and it is never created.",
+            "The Pod has no `tf-version.cloud-tpus.google.com` annotation (the TensorFlow version its Cloud TPU should run), or one the webhook does not accept; a tool that makes Pods for the user (a training platform, a job operator) did not add it.",
+            "Add the annotation with a TensorFlow version Cloud TPU supports to the Pod template (or to the tool's settings for TPU jobs), then create the Pod again.",
+        ),
+        next: &[Next {
+            command: "kubectl get mutatingwebhookconfigurations,validatingwebhookconfigurations | grep -i tpu",
+            place: Cluster,
+            why: "see GKE's TPU webhook that checks the Pod",
+        }],
+        fix: Some(
+            "metadata:\n  annotations:\n    tf-version.cloud-tpus.google.com: \"<TensorFlow version>\"",
+        ),
+        example: "admission webhook \"pod-init.cloud-tpus.google.com\" denied the request: TensorFlow version must be specified in annotation \"tf-version.cloud-tpus.google.com\" for pod requesting Cloud TPUs",
+        example_source: "https://github.com/polyaxon/polyaxon/issues/362",
         near_miss: "pods \"plex-...\" is forbidden: violates PodSecurity \"baseline:latest\": hostPath volumes (volume \"config\")",
     },
     Rule {
@@ -5263,6 +5382,36 @@ pub static RULES: &[Rule] = &[
         near_miss: "/tmp/cuda-control/src/loader.c:1061 register to remote: pod uid: tainerd.service, cont id: kubepods-besteffort-podbf73f491_6382_4c25_8c15_08362365ecf6.slice",
     },
     Rule {
+        id: "GW469",
+        name: "toolkit-segfault",
+        category: C::RuntimeHook,
+        gate: G::Runtime,
+        looks_at: "the node's kernel log (`dmesg`), or the runtime's error when the NVIDIA hook crashed",
+        pattern: r"\bnvidia-contain(?:er-cli|e)\[\d+\]: segfault at\b|\berror running (?:\w+ )?hook(?: #\d+)?:{1,2} (?:error running hook: )?signal: segmentation fault\b",
+        summary: "the NVIDIA container toolkit crashed (segmentation fault) while it set up the container, so the container is not created",
+        explanation: doc!(
+            "When a GPU container is created, the NVIDIA hook runs `nvidia-container-cli` (libnvidia-container) to mount the driver's devices and libraries. It crashed: the kernel logs `nvidia-containe[PID]: segfault at …`, and the runtime reports the hook killed by `signal: segmentation fault`. Every GPU container on the node fails the same way until the cause is gone.",
+            "A toolkit release with a crash on this node's setup (libnvidia-container 1.5.0-rc.1 and 1.17.7 are known ones: a cgroup layout, a WSL2 kernel or a distribution's libc it did not expect), a toolkit whose parts come from different releases after a partial upgrade, or crashes under many containers created at once.",
+            "Note the toolkit's version (`nvidia-container-cli --version`), move to the next release (or back to the last one that worked), with all of its packages from the same release, and create the Pod again; run `nvidia-container-cli -k -d /dev/tty info` on the node to see the crash outside Kubernetes.",
+        ),
+        next: &[
+            Next {
+                command: "nvidia-container-cli --version; dpkg -l 'libnvidia-container*' 'nvidia-container-toolkit*' 2>/dev/null || rpm -qa 'libnvidia-container*' 'nvidia-container-toolkit*'",
+                place: Node,
+                why: "see the toolkit's version and whether its packages come from one release",
+            },
+            Next {
+                command: "nvidia-container-cli -k -d /dev/tty info",
+                place: Node,
+                why: "run the toolkit outside Kubernetes to see whether it crashes on its own",
+            },
+        ],
+        fix: None,
+        example: "[4746547.221468] nvidia-containe[2847336]: segfault at 7f6ee8000020 ip 00007f6f24ca1cf2 sp 00007f6ef7ffed60 error 6 in libc.so.6[7f6f24c28000+195000] likely on CPU 127 (core 31, socket 1)",
+        example_source: "https://github.com/NVIDIA/libnvidia-container/issues/228",
+        near_miss: "Running hook #0:: error running hook: exit status 1, stdout: , stderr: ",
+    },
+    Rule {
         id: "GW501",
         name: "image-pull-failed",
         category: C::Other,
@@ -5889,12 +6038,12 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Scheduling,
         looks_at: "the kubelet's journal or `systemctl status kubelet` on the node",
-        pattern: r#"\bfailed to run Kubelet: (?P<why>[^\n]+?)(?:"(?:\s+\w+=|\s*$)|$)"#,
+        pattern: r#"\bfailed to run Kubelet: (?P<why>[^\n]+?)(?:"(?:\s+\w+=|\s*$)|$)|\b(?P<why_alt>failed to get checkpoint (?:dra_manager_state|kubelet_internal_checkpoint|cpu_manager_state|memory_manager_state): checkpoint is corrupted)"#,
         summary: "the kubelet on the node exits at start-up ({why}), so the node never joins: its bootstrap, not the GPU stack, keeps the GPU Pods Pending",
         explanation: doc!(
             "The kubelet stops before it registers the node, and systemd keeps restarting it. The node never shows up (or stays NotReady), so nothing is scheduled there and its GPUs are never advertised. This is the node's bootstrap, not a GPU gate, though it often hits GPU node images first.",
-            "The kubelet's configuration does not fit the node: with Docker (dockershim, Kubernetes 1.23 and older) its cgroup driver differs from Docker's (a GPU image whose Docker uses `systemd` where the kubelet is given `cgroupfs`, or the reverse), the runtime's CRI API cannot be reached, swap is on, or a configuration file or certificate it is given does not exist. (`unable to load bootstrap kubeconfig` is the kubelet waiting for `kubeadm join` to run, not a fault.)",
-            "Read the reason the kubelet gives; for the cgroup driver, make the kubelet's (`cgroupDriver` in the configuration file its `--config` names) and the runtime's (`native.cgroupdriver` in Docker's, `SystemdCgroup` in containerd's) the same, then restart the kubelet.",
+            "The kubelet's configuration does not fit the node: with Docker (dockershim, Kubernetes 1.23 and older) its cgroup driver differs from Docker's (a GPU image whose Docker uses `systemd` where the kubelet is given `cgroupfs`, or the reverse), the runtime's CRI API cannot be reached, swap is on, a configuration file or certificate it is given does not exist, or a manager's state checkpoint under `/var/lib/kubelet` that the upgraded kubelet cannot read (`dra_manager_state` from 1.30 under a 1.31 kubelet). (`unable to load bootstrap kubeconfig` is the kubelet waiting for `kubeadm join` to run, not a fault.)",
+            "Read the reason the kubelet gives; for the cgroup driver, make the kubelet's (`cgroupDriver` in the configuration file its `--config` names) and the runtime's (`native.cgroupdriver` in Docker's, `SystemdCgroup` in containerd's) the same; for a corrupted checkpoint, drain the node, remove that file and restart the kubelet.",
         ),
         next: &[
             Next {
@@ -6078,7 +6227,7 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Runtime,
         looks_at: "the container's log (NCCL's error, from PyTorch, vLLM or another multi-GPU program)",
-        pattern: r"\bError while creating shared memory segment (?P<segment>/dev/shm/\S+) \(size \d+\)(?:, error: (?P<error>[A-Za-z][^(\n]{0,60}?) \(\d+\))?|\bfailed to extend (?P<segment_alt>/dev/shm/nccl-\S+) to \d+ bytes",
+        pattern: r"\bError while creating shared memory segment (?P<segment>/dev/shm/\S+|nccl-shm-\S+) \(size \d+\)(?:, error: (?P<error>[A-Za-z][^(\n]{0,60}?) \(\d+\))?|\bfailed to extend (?P<segment_alt>/dev/shm/nccl-\S+) to \d+ bytes",
         summary: "the program's NCCL cannot create its shared-memory segment {segment} ({error|it could not be created or grown}): a container's /dev/shm is 64 MiB unless the Pod mounts a larger one; the GPUs are not what stops it",
         explanation: doc!(
             "The Pod runs and has its GPUs. NCCL, which moves data between the GPUs of one node, keeps its buffers in shared memory under `/dev/shm`, and creating or mapping a segment there failed, so the program stops with `unhandled system error`.",
@@ -6156,11 +6305,11 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Scheduling,
         looks_at: "Node Feature Discovery's worker log (nfd-worker, also the GPU Operator's or GPU Feature Discovery's chart)",
-        pattern: r#"\{\s*(?:Addr: \\?")?(?P<master>[\w.-]*(?:nfd|node-feature-discovery)-master[\w.-]*):\d+[^}\n]*\}\.?\s+Err\s*:\s*connection error:\s+desc = \\?"transport: Error while dialing:? dial tcp(?: (?P<address>[\d.:\[\]a-f]+))?: (?:lookup \S+ on \S+: read udp \S+: )?(?:i/o timeout|connect: connection timed out)"#,
-        summary: "the node's Node Feature Discovery worker gets no answer from {master} (the connection times out): the Pod network or the cluster's DNS does not carry its traffic, so the node gets no feature labels, which no GPU setting fixes",
+        pattern: r#"\{\s*(?:Addr: \\?")?(?P<master>[\w.-]*(?:nfd|node-feature-discovery)-master[\w.-]*):\d+[^}\n]*\}\.?\s+Err\s*:\s*connection error:\s+desc = \\?"transport: Error while dialing:? dial tcp(?: (?P<address>[\d.:\[\]a-f]+))?: (?:lookup \S+ on \S+: (?:read udp \S+: )?)?(?:i/o timeout|connect: connection timed out|no such host)"#,
+        summary: "the node's Node Feature Discovery worker cannot reach {master} (its name does not resolve, or the connection times out): the Pod network or the cluster's DNS does not carry its traffic, so the node gets no feature labels, which no GPU setting fixes",
         explanation: doc!(
-            "NFD's worker on each node sends the node's features to nfd-master, which writes them as labels (`feature.node.kubernetes.io/pci-10de.present`, and GPU Feature Discovery's `nvidia.com/…` labels come the same way). The GPU Operator deploys its driver and device plugin only on labelled nodes. The worker's connection to the master times out, so the labels never come.",
-            "Nothing answers, where a master that is down would refuse: the worker's node cannot reach the master's Service through the Pod network (the CNI Pod on that node is not running or misconfigured, kube-proxy's rules are missing, a host firewall or a NetworkPolicy drops the traffic). `dial tcp: i/o timeout` with no address means the time ran out before the name was resolved: the cluster's DNS does not answer from that node's Pods.",
+            "NFD's worker on each node sends the node's features to nfd-master, which writes them as labels (`feature.node.kubernetes.io/pci-10de.present`, and GPU Feature Discovery's `nvidia.com/…` labels come the same way). The GPU Operator deploys its driver and device plugin only on labelled nodes. The worker's connection to the master times out, or the master's name does not resolve, so the labels never come.",
+            "Nothing answers, where a master that is down would refuse: the worker's node cannot reach the master's Service through the Pod network (the CNI Pod on that node is not running or misconfigured, kube-proxy's rules are missing, a host firewall or a NetworkPolicy drops the traffic). `dial tcp: i/o timeout` with no address means the time ran out before the name was resolved: the cluster's DNS does not answer from that node's Pods. `lookup … no such host` is the DNS answering that the name does not exist: the master's Service is not in the namespace the worker looks in (a chart that names it for another release), or the DNS server the node's Pods use is not the cluster's.",
             "Check the CNI, kube-proxy and DNS Pods, and whether other Pods on that node reach Services; fix the node's Pod network, and the worker connects and the labels follow.",
         ),
         next: &[
@@ -6239,6 +6388,59 @@ pub static RULES: &[Rule] = &[
         example: "    message: \"Revision \\\"simple-string-default-cndmb\\\" failed with message: Unable\n      to fetch image \\\"nvcr.io/nvidia/tensorrtserver:19.05-py3\\\": unsupported status\n      code 500; body: <html>\\r\\n<head><title>500 Internal Server Error</title></head>\\r\\n<body",
         example_source: "https://github.com/knative/serving/issues/4355",
         near_miss: "    reason: RevisionFailed",
+    },
+    Rule {
+        id: "GW540",
+        name: "k3s-containerd-cri-not-loaded",
+        category: C::Other,
+        gate: G::Scheduling,
+        looks_at: "the k3s or RKE2 server's or agent's log (`journalctl -u k3s`, `docker logs` of a k3d node)",
+        pattern: r"\bWaiting for containerd startup: rpc error: code = Unimplemented desc = unknown service (?P<service>runtime\.v1(?:alpha2)?\.RuntimeService)\b",
+        summary: "k3s's containerd runs without its CRI service ({service} is unknown), so the node never registers: the containerd configuration k3s rendered (often from a custom config.toml.tmpl that adds the nvidia runtime) keeps the CRI plugin from loading",
+        explanation: doc!(
+            "k3s and RKE2 start their own containerd and wait, once a second, until its CRI service answers. containerd is up but answers that it has no CRI service: its CRI plugin failed to load, so the kubelet never starts, the node never registers (or goes NotReady), and no Pod, GPU or not, runs there.",
+            "A custom `config.toml.tmpl` (one written to add the `nvidia` runtime or set `default_runtime_name`) renders a configuration the CRI plugin rejects: keys of another config version (containerd 2's version 3 against an older k3s, or the reverse), a section left half-written by the toolkit's `nvidia-ctk runtime configure`. Less often the plugin cannot use its snapshotter (overlayfs on overlayfs in a nested k3d node) or another runtime's package replaced a part of it.",
+            "Read why the plugin did not load in containerd's own log; move the template aside (k3s then detects the nvidia runtime itself and adds it), or rewrite it from k3s's own template for this release, then restart k3s.",
+        ),
+        next: &[
+            Next {
+                command: "grep -i -m5 'failed to load plugin' /var/lib/rancher/k3s/agent/containerd/containerd.log",
+                place: Node,
+                why: "read why containerd's CRI plugin did not load",
+            },
+            Next {
+                command: "ls -l /var/lib/rancher/k3s/agent/etc/containerd/",
+                place: Node,
+                why: "see whether a custom config.toml.tmpl replaces k3s's own",
+            },
+        ],
+        fix: None,
+        example: "Waiting for containerd startup: rpc error: code = Unimplemented desc = unknown service runtime.v1alpha2.RuntimeService",
+        example_source: "https://github.com/k3d-io/k3d/issues/1108",
+        near_miss: "Waiting for containerd startup: rpc error: code = Unavailable desc = server is not initialized yet: unavailable",
+    },
+    Rule {
+        id: "GW541",
+        name: "cloud-accelerator-type-not-found",
+        category: C::Other,
+        gate: G::Scheduling,
+        looks_at: "the cloud's reply when a GPU node group or instance is created (`gcloud`, Terraform, a cluster autoscaler's log)",
+        pattern: r"/zones/(?P<zone>[\w-]+)/acceleratorTypes/(?P<accelerator>[\w-]+)'? was not found\b",
+        summary: "the zone {zone} has no accelerator type {accelerator}, so the cloud refuses to create the GPU nodes and no node with that GPU joins the cluster",
+        explanation: doc!(
+            "Google Compute Engine was asked for VMs with an accelerator type (a GPU model) that their zone does not offer, so the instance group (or the node pool) is not created and the cluster never gets those GPU nodes. Pods that need them stay Pending with no node to go to.",
+            "The GPU model was retired (the K80 was withdrawn in 2024) or was never offered in that zone, or the type's name is misspelt in the node pool's or the test's configuration.",
+            "List the accelerator types the zone offers (`gcloud compute accelerator-types list --filter=zone:ZONE`), and move the node pool to one of them or to a zone that has the type.",
+        ),
+        next: &[Next {
+            command: "kubectl get nodes -L cloud.google.com/gke-accelerator,topology.kubernetes.io/zone",
+            place: Cluster,
+            why: "see which GPU nodes joined, with their accelerator type and zone",
+        }],
+        fix: None,
+        example: " - The resource 'projects/220512457637/zones/us-west1-b/acceleratorTypes/nvidia-tesla-k80' was not found",
+        example_source: "https://github.com/kubernetes/kubernetes/issues/124950",
+        near_miss: " - The resource 'projects/k8s-infra-e2e-boskos-gpu-01/zones/us-west1-b/instanceGroupManagers/bootstrap-e2e-minion-group' was not found",
     },
     Rule {
         id: "GW602",
