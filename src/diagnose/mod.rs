@@ -2064,7 +2064,11 @@ fn is_blocking(s: &Signal) -> bool {
 }
 
 pub(crate) fn looks_like_error(text: &str) -> bool {
-    let t = text.to_ascii_lowercase();
+    // The cordon taint's key (`node.kubernetes.io/unschedulable`, in a manifest's tolerations) is a name, not the
+    // scheduler's word.
+    let t = text
+        .to_ascii_lowercase()
+        .replace("kubernetes.io/unschedulable", "");
     [
         "error",
         "fail",
@@ -3537,6 +3541,16 @@ mod tests {
             log(registered),
         ]));
         assert_eq!(d.primary, Category::Unknown, "{d:?}");
+    }
+
+    #[test]
+    fn the_cordon_taints_key_in_a_manifest_is_no_error() {
+        // NVIDIA/nvidia-container-toolkit #1089: a Pod's tolerations in the heredoc that created it.
+        let manifest = "  tolerations:\n  - key: \"node.kubernetes.io/unschedulable\"\n    operator: \"Exists\"\n    effect: \"NoSchedule\"\nEOF";
+        assert!(!looks_like_error(manifest));
+        assert!(looks_like_error(
+            "0/3 nodes are available: 3 node(s) were unschedulable."
+        ));
     }
 
     #[test]
