@@ -80,7 +80,14 @@ fn prompt_end(words: &[&str]) -> usize {
     if end == 0 || words[end - 1] != "➜" {
         return end;
     }
-    let mut end = end + usize::from(end < words.len());
+    // `➜ helm …` (a prompt without the directory) goes straight to the command.
+    let command = |t: &str| {
+        matches!(
+            t,
+            "kubectl" | "oc" | "k" | "helm" | "microk8s" | "k3s" | "k0s" | "sudo"
+        )
+    };
+    let mut end = end + usize::from(words.get(end).is_some_and(|t| !command(t)));
     if words.get(end).is_some_and(|t| t.starts_with("git:(")) {
         end += 1;
     }
@@ -488,6 +495,8 @@ mod tests {
             "root@node:~# k3s ctr images ls",
             "[eje@localhost ~]$ oc get node -o wide",
             "(base) me@mac dir % helm install gpu-operator nvidia/gpu-operator",
+            "➜ helm install gpu-operator nvidia/gpu-operator -n gpu-operator",
+            "➜  gpu-operator git:(main) ✗ helm upgrade gpu-operator nvidia/gpu-operator",
         ] {
             assert!(is_cluster_command(line), "{line}");
         }

@@ -2006,21 +2006,27 @@ fn says_it_waits(s: &Signal) -> bool {
 }
 
 /// A device plugin's log that goes on to register with the kubelet (`Registered device plugin … with Kubelet`)
-/// got past the errors it logged before: a gRPC server's broken pipe while the kubelet restarted, a first try
-/// that failed. When the paste is only such logs (no Pod, event or condition), those earlier lines that no rule
-/// reads say nothing blocks.
+/// and then offers devices got past the errors it logged before: a gRPC server's broken pipe while the kubelet
+/// restarted, a first try that failed. When the paste is only logs (no Pod, event, condition or prose that
+/// tells of an error), the earlier lines of the same Pod's log that no rule reads say nothing blocks. A plugin that sends the kubelet no
+/// device (`Sending 0 device(s)`) after it registered is not past them.
 fn drop_errors_before_registration(ev: &Evidence, unexplained: &mut Vec<(&Signal, String)>) {
     static REGISTERED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(r"(?i)\bRegistered device plugin\b[^\n]{0,120}?\bwith Kubelet\b")
             .expect("registration regex")
     });
-    let only_logs = ev.pod.is_none()
-        && ev.signals.iter().all(|s| {
-            matches!(
-                s.source,
-                Some(SignalSource::Log | SignalSource::Text) | None
-            )
-        });
+    static NO_DEVICES: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?i)\bSending 0 device").expect("no-devices regex")
+    });
+    // The command that printed the log, or a prompt after it, is no one's account of an error.
+    let logs_only = ev.signals.iter().all(|s| match s.source {
+        Some(SignalSource::Log) => true,
+        Some(SignalSource::Text) => !looks_like_error(&s.message),
+        _ => false,
+    });
+    if ev.pod.is_some() || !logs_only {
+        return;
+    }
     let Some(last) = ev
         .signals
         .iter()
@@ -2028,12 +2034,19 @@ fn drop_errors_before_registration(ev: &Evidence, unexplained: &mut Vec<(&Signal
     else {
         return;
     };
-    if !only_logs {
+    let writer = log_writer(&ev.signals[last]);
+    if ev.signals[last..]
+        .iter()
+        .any(|s| NO_DEVICES.is_match(&s.message) && same_pod(log_writer(s), writer))
+    {
         return;
     }
     let index = |s: &Signal| ev.signals.iter().position(|t| std::ptr::eq(t, s));
-    unexplained
-        .retain(|(s, _)| index(s).is_none_or(|i| i > last) || REGISTERED.is_match(&s.message));
+    unexplained.retain(|(s, _)| {
+        index(s).is_none_or(|i| i > last)
+            || REGISTERED.is_match(&s.message)
+            || !same_pod(log_writer(s), writer)
+    });
 }
 
 /// Whether an unexplained signal still means the Pod is blocked.
@@ -3535,12 +3548,41 @@ mod tests {
         // An error after the registration, or beside the Pod's own events, is still read.
         let d = diagnose(&ev(vec![log(registered), log(broken)]));
         assert_eq!(d.primary, Category::Unknown, "{d:?}");
+        // Nor is a plugin that registered and offers no device, or another Pod's registration.
+        let none =
+            "time=\"2019-12-17T08:05:19Z\" level=info msg=\"Sending 0 device(s) [] to kubelet\"";
+        let d = diagnose(&ev(vec![log(broken), log(registered), log(none)]));
+        assert_eq!(d.primary, Category::Unknown, "{d:?}");
+        let mut other = log(registered);
+        other.component = Some("pod/fpga-device-plugin-def34/plugin".into());
+        let mut first = log(broken);
+        first.component = Some("pod/fpga-device-plugin-abc12/plugin".into());
+        let d = diagnose(&ev(vec![first, other]));
+        assert_eq!(d.primary, Category::Unknown, "{d:?}");
+        // The reporter's words beside the log are not the plugin's.
+        let mut prose = log("the kubelet keeps saying: failed to prepare GPU devices");
+        prose.source = Some(SignalSource::Text);
+        let d = diagnose(&ev(vec![prose, log(broken), log(registered)]));
+        assert_ne!(d.primary, Category::None, "{d:?}");
+        assert!(d.causes[0].evidence.len() == 2, "{d:?}");
         let d = diagnose(&ev(vec![
             event("Pulled", "Container image \"x\" already present on machine"),
             log(broken),
             log(registered),
         ]));
         assert_eq!(d.primary, Category::Unknown, "{d:?}");
+    }
+
+    #[test]
+    fn a_gpu_e2e_run_that_found_its_gpus_did_not_stop_short() {
+        let waiting = "Apr 28 05:39:33.883: INFO: Nvidia GPUs not available on Node: \"bootstrap-e2e-minion-group-2z9j\"";
+        let d = diagnose(&ev(vec![log(waiting)]));
+        assert_eq!(d.causes[0].rule, Some("GW185"));
+        let d = diagnose(&ev(vec![
+            log(waiting),
+            log("Apr 28 05:40:33.883: INFO: Nvidia GPUs exist on all schedulable nodes"),
+        ]));
+        assert!(d.causes.iter().all(|c| c.rule != Some("GW185")), "{d:?}");
     }
 
     #[test]

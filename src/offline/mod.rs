@@ -399,7 +399,23 @@ fn split_by_object(ev: Evidence) -> Vec<Evidence> {
 /// account of it) follows on the same line (`root@node:~# nvidia-smi Failed to initialize NVML: …`, `` `helm
 /// upgrade` says: Error: … ``, where a message's `: ` shows).
 fn is_listing_command(line: &str) -> bool {
-    (is_cluster_command(line) || is_command_line(line)) && !line.contains(": ")
+    (is_cluster_command(line) || is_command_line(line)) && !unquoted(line).contains(": ")
+}
+
+/// A command line without its quoted arguments (`-p '{"spec": …}'`, `-o jsonpath='{.a}: {.b}'`), whose `: ` is
+/// no output.
+fn unquoted(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut quote = None;
+    for c in line.chars() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == '\'' || c == '"' => quote = Some(c),
+            None => out.push(c),
+        }
+    }
+    out
 }
 
 /// `{"…` or `[{…` (not a bracketed tag such as `[Bug] …` or `[Warning] …` at the start of pasted text).
@@ -1302,6 +1318,17 @@ gpu-operator-resources nvidia-device-plugin-daemonset-4n5fm 0/1 Init: CrashLoopB
             "root@k8s-c1:~# kubectl get pods -A",
             "root@master:~# watch -n1 kubectl get pods",
             "root@node:~# crictl pods",
+        ] {
+            let paste = format!(
+                "{command}\nNAME                   READY   STATUS    RESTARTS   AGE\ncuda-vectoradd         0/1     Completed 0          4m24s\ngpu-operator-c9778c77c 1/1     Running   1          34m\n"
+            );
+            let (_, evs) = parse(&paste, "x").unwrap();
+            assert!(evs.iter().all(|e| e.target.name.is_some()), "{command}");
+        }
+        // A `: ` inside a command's quoted argument is no output.
+        for command in [
+            "$ kubectl patch clusterpolicy/cluster-policy --type merge -p '{\"spec\": {\"devicePlugin\": {\"enabled\": true}}}'",
+            "root@master:~# kubectl get pods -o custom-columns='POD: .metadata.name,NODE: .spec.nodeName'",
         ] {
             let paste = format!(
                 "{command}\nNAME                   READY   STATUS    RESTARTS   AGE\ncuda-vectoradd         0/1     Completed 0          4m24s\ngpu-operator-c9778c77c 1/1     Running   1          34m\n"

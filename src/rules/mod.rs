@@ -908,6 +908,55 @@ mod tests {
         );
     }
 
+    #[test]
+    fn kernel_lines_are_read_in_each_kernels_wording() {
+        let id = |text: &str| first_match(text).map(|m| m.rule.id);
+        // drivers/base/dd.c before Linux 6.x (siderolabs/pkgs#792) and since.
+        for (line, pci) in [
+            (
+                "amdgpu: probe of 0000:04:00.0 failed with error -2",
+                "0000:04:00.0",
+            ),
+            (
+                "[   12.345678] amdgpu 0000:03:00.0: probe with driver amdgpu failed with error -22",
+                "0000:03:00.0",
+            ),
+        ] {
+            let m = first_match(line).unwrap();
+            assert_eq!(m.rule.id, "GW186", "{line}");
+            assert_eq!(
+                m.captures.get("pci").map(String::as_str),
+                Some(pci),
+                "{line}"
+            );
+        }
+        // The kernel cuts a task's name to 15 characters: the toolkit's CLI, its ctk and its CDI hook.
+        for line in [
+            "[4746547.221468] nvidia-containe[2847336]: segfault at 7f6ee8000020 ip 00007f6f24ca1cf2 sp 00007f6ef7ffed60 error 6 in libc.so.6[7f6f24c28000+195000]",
+            "[ 1234.567890] nvidia-ctk[4242]: segfault at 0 ip 000055d1c2a3b4c5 sp 00007ffd1a2b3c40 error 4 in nvidia-ctk[55d1c2a00000+1000000]",
+            "traps: nvidia-containe[6941] general protection fault ip:7f0aff4d2c6a sp:7ffe08482048 error:0 in libc-2.27.so[7f0aff429000+1e7000]",
+        ] {
+            assert_eq!(id(line), Some("GW469"), "{line}");
+        }
+        assert_eq!(
+            id(
+                "[  317.086889] python3[6941]: segfault at 0 ip 00007f0aff4d2c6a sp 00007ffe08482048 error 4 in libc-2.27.so[7f0aff429000+1e7000]"
+            ),
+            None
+        );
+        // nfd-master that does not answer (the network) and that DNS says does not exist (the install).
+        let nfd = |err: &str| {
+            format!(
+                "grpc: addrConn.createTransport failed to connect to {{nfd-master:8080 0  <nil>}}. Err :connection error: desc = \"transport: Error while dialing dial tcp: {err}\". Reconnecting..."
+            )
+        };
+        assert_eq!(id(&nfd("i/o timeout")), Some("GW537"));
+        assert_eq!(
+            id(&nfd("lookup nfd-master on 10.43.0.10:53: no such host")),
+            Some("GW188")
+        );
+    }
+
     /// containerd's handler error cut off just after the handler's name still names the handler; cut off
     /// inside the name, it names none; the whole message names it too.
     #[test]

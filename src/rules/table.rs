@@ -176,9 +176,11 @@ pub static WORKLOAD_REPORT: &[&str] = &[
 
 /// Rules that read a driver installer's log that stops short, with the lines that end a finished run: a log
 /// that reaches one of them did not stop short. The GPU Operator's driver container (GW155); GKE's installers
-/// (GW180: cos-gpu-installer, its preload, the Ubuntu and minikube installers).
+/// (GW180: cos-gpu-installer, its preload, the Ubuntu and minikube installers); Kubernetes' GPU e2e test, which
+/// logs a node without GPUs on each poll until they all have them (GW185).
 pub static LOG_ENDS: &[(&str, &[&str])] = &[
     ("GW155", &["Done, now waiting for signal"]),
+    ("GW185", &["GPUs exist on all schedulable"]),
     (
         "GW180",
         &[
@@ -204,7 +206,7 @@ pub static COMPONENT_LOG: &[&str] = &[
     "GW122", "GW123", "GW124", "GW127", "GW128", "GW133", "GW139", "GW140", "GW142", "GW143",
     "GW144", "GW145", "GW147", "GW148", "GW149", "GW150", "GW151", "GW152", "GW153", "GW154",
     "GW155", "GW164", "GW165", "GW166", "GW167", "GW169", "GW170", "GW172", "GW173", "GW174",
-    "GW175", "GW176", "GW180", "GW184", "GW186", "GW187",
+    "GW175", "GW176", "GW180", "GW184", "GW186", "GW187", "GW188",
 ];
 
 pub static RULES: &[Rule] = &[
@@ -2491,8 +2493,8 @@ pub static RULES: &[Rule] = &[
         name: "amdgpu-probe-failed",
         category: C::DevicePlugin,
         gate: G::Scheduling,
-        looks_at: "the node's kernel log (`dmesg`, `talosctl dmesg`, the journal)",
-        pattern: r"\bamdgpu(?: [0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2}\.\d)?: probe of (?P<pci>[0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2}\.\d) failed with error (?P<code>-?\d+)",
+        looks_at: "the node's kernel log (`dmesg`, `talosctl dmesg`, the journal), in the wording before and since Linux 6.x",
+        pattern: r"\bamdgpu: probe of (?P<pci>[0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2}\.\d) failed with error (?P<code>-?\d+)|\bamdgpu (?P<pci_alt>[0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2}\.\d): probe with driver amdgpu failed with error (?P<code_alt>-?\d+)",
         summary: "the amdgpu kernel driver failed to take the GPU at {pci} (error {code}), so the node has no AMD GPU to advertise",
         explanation: doc!(
             "The kernel's `amdgpu` driver tried to bind the GPU and gave up: no `/dev/kfd` or `/dev/dri` node is made for it, and AMD's device plugin finds no GPU (or fewer), so the node advertises no `amd.com/gpu`.",
@@ -2545,6 +2547,36 @@ pub static RULES: &[Rule] = &[
         example: "2026/02/03 15:23:32 Error to get IB device: %v. No valid EFA devices found",
         example_source: "https://github.com/aws/sagemaker-hyperpod-cli/issues/367",
         near_miss: "2026/02/03 15:23:32 Fetching EFA devices.",
+    },
+    Rule {
+        id: "GW188",
+        name: "nfd-worker-master-not-found",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "Node Feature Discovery's worker log (nfd-worker, also the GPU Operator's)",
+        pattern: r#"\{\s*(?:Addr: \\?")?(?P<master>[\w.-]*(?:nfd|node-feature-discovery)-master[\w.-]*):\d+[^}\n]*\}\.?\s+Err\s*:\s*connection error:\s+desc = \\?"transport: Error while dialing:? dial tcp: lookup \S+ on (?P<dns>\S+?):? no such host"#,
+        summary: "the node's Node Feature Discovery worker finds no {master} in the cluster's DNS (no such host), so the node gets no feature labels and the GPU Operator, which deploys its driver and device plugin by those labels, leaves the node without a GPU",
+        explanation: doc!(
+            "NFD's worker sends the node's features to nfd-master, which writes them as labels (`feature.node.kubernetes.io/pci-10de.present`); the GPU Operator deploys its operands only on labelled nodes. The DNS server answered that the master's name does not exist, so the worker never connects and the node never gets its labels.",
+            "The master's Service is not where the worker looks for it: the worker runs in another namespace than the master (a short name resolves only in its own), the master was never deployed or was deleted (a chart with the master disabled, an NFD installed twice by different charts), or the Service has another name than the worker is given (a release name that changed). Less often the Pod's DNS server is not the cluster's.",
+            "Compare the name the worker dials with the Services that exist; deploy the master, or give the worker the master's full name (`SERVICE.NAMESPACE`) or the same namespace, then restart the worker.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get services -A | grep -i -E 'nfd-master|node-feature-discovery'",
+                place: Cluster,
+                why: "see whether the master's Service exists and in which namespace",
+            },
+            Next {
+                command: "kubectl get pods -A -o wide | grep -i -E 'nfd|node-feature-discovery'",
+                place: Cluster,
+                why: "see where the worker and the master run",
+            },
+        ],
+        fix: None,
+        example: "W1027 04:06:26.672234       1 component.go:41] [core]grpc: addrConn.createTransport failed to connect to {gpu-operator-node-feature-discovery-master:8080 gpu-operator-node-feature-discovery-master:8080 <nil> 0 <nil>}. Err: connection error: desc = \"transport: Error while dialing dial tcp: lookup gpu-operator-node-feature-discovery-master on 10.43.0.10:53: no such host\". Reconnecting...",
+        example_source: "https://github.com/NVIDIA/gpu-operator/issues/429",
+        near_miss: "WARNING: 2022/02/25 05:17:02 grpc: addrConn.createTransport failed to connect to {nfd-master:8080 0  <nil>}. Err :connection error: desc = \"transport: Error while dialing dial tcp: i/o timeout\". Reconnecting...",
     },
     Rule {
         id: "GW201",
@@ -5387,10 +5419,10 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "the node's kernel log (`dmesg`), or the runtime's error when the NVIDIA hook crashed",
-        pattern: r"\bnvidia-contain(?:er-cli|e)\[\d+\]: segfault at\b|\berror running (?:\w+ )?hook(?: #\d+)?:{1,2} (?:error running hook: )?signal: segmentation fault\b",
-        summary: "the NVIDIA container toolkit crashed (segmentation fault) while it set up the container, so the container is not created",
+        pattern: r"\b(?:nvidia-contain(?:er-cli|e)|nvidia-ctk|nvidia-cdi-hook)\[\d+\]: segfault at\b|\btraps: (?:nvidia-contain(?:er-cli|e)|nvidia-ctk|nvidia-cdi-hook)\[\d+\] general protection fault\b|\berror running (?:\w+ )?hook(?: #\d+)?:{1,2} (?:error running hook: )?signal: segmentation fault\b",
+        summary: "a hook of the container runtime crashed (a segmentation or protection fault) while it set up the container, so the container is not created; on a GPU node that hook is the NVIDIA container toolkit's",
         explanation: doc!(
-            "When a GPU container is created, the NVIDIA hook runs `nvidia-container-cli` (libnvidia-container) to mount the driver's devices and libraries. It crashed: the kernel logs `nvidia-containe[PID]: segfault at …`, and the runtime reports the hook killed by `signal: segmentation fault`. Every GPU container on the node fails the same way until the cause is gone.",
+            "When a GPU container is created, the NVIDIA hook runs `nvidia-container-cli` (libnvidia-container) to mount the driver's devices and libraries. It crashed: the kernel logs `nvidia-containe[PID]: segfault at …` (the name cut to 15 characters; `nvidia-ctk` or `nvidia-cdi-hook` on the CDI path; or a general protection fault), and the runtime reports the hook killed by `signal: segmentation fault`; the runtime's message does not name the hook, so on a node with other OCI hooks (`oci-systemd-hook`, a security agent's) check which one it was. Every GPU container on the node fails the same way until the cause is gone.",
             "A toolkit release with a crash on this node's setup (libnvidia-container 1.5.0-rc.1 and 1.17.7 are known ones: a cgroup layout, a WSL2 kernel or a distribution's libc it did not expect), a toolkit whose parts come from different releases after a partial upgrade, or crashes under many containers created at once.",
             "Note the toolkit's version (`nvidia-container-cli --version`), move to the next release (or back to the last one that worked), with all of its packages from the same release, and create the Pod again; run `nvidia-container-cli -k -d /dev/tty info` on the node to see the crash outside Kubernetes.",
         ),
@@ -6038,8 +6070,8 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Scheduling,
         looks_at: "the kubelet's journal or `systemctl status kubelet` on the node",
-        pattern: r#"\bfailed to run Kubelet: (?P<why>[^\n]+?)(?:"(?:\s+\w+=|\s*$)|$)|\b(?P<why_alt>failed to get checkpoint (?:dra_manager_state|kubelet_internal_checkpoint|cpu_manager_state|memory_manager_state): checkpoint is corrupted)"#,
-        summary: "the kubelet on the node exits at start-up ({why}), so the node never joins: its bootstrap, not the GPU stack, keeps the GPU Pods Pending",
+        pattern: r#"\bfailed to run Kubelet: (?P<why>[^\n]+?)(?:"(?:\s+\w+=|\s*$)|$)|\b(?P<why_alt>failed to get checkpoint dra_manager_state: checkpoint is corrupted)"#,
+        summary: "the kubelet on the node exits at start-up ({why}), so the node never joins (or, after an upgrade, goes NotReady): its bootstrap, not the GPU stack, keeps the GPU Pods Pending",
         explanation: doc!(
             "The kubelet stops before it registers the node, and systemd keeps restarting it. The node never shows up (or stays NotReady), so nothing is scheduled there and its GPUs are never advertised. This is the node's bootstrap, not a GPU gate, though it often hits GPU node images first.",
             "The kubelet's configuration does not fit the node: with Docker (dockershim, Kubernetes 1.23 and older) its cgroup driver differs from Docker's (a GPU image whose Docker uses `systemd` where the kubelet is given `cgroupfs`, or the reverse), the runtime's CRI API cannot be reached, swap is on, a configuration file or certificate it is given does not exist, or a manager's state checkpoint under `/var/lib/kubelet` that the upgraded kubelet cannot read (`dra_manager_state` from 1.30 under a 1.31 kubelet). (`unable to load bootstrap kubeconfig` is the kubelet waiting for `kubeadm join` to run, not a fault.)",
@@ -6305,11 +6337,11 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Scheduling,
         looks_at: "Node Feature Discovery's worker log (nfd-worker, also the GPU Operator's or GPU Feature Discovery's chart)",
-        pattern: r#"\{\s*(?:Addr: \\?")?(?P<master>[\w.-]*(?:nfd|node-feature-discovery)-master[\w.-]*):\d+[^}\n]*\}\.?\s+Err\s*:\s*connection error:\s+desc = \\?"transport: Error while dialing:? dial tcp(?: (?P<address>[\d.:\[\]a-f]+))?: (?:lookup \S+ on \S+: (?:read udp \S+: )?)?(?:i/o timeout|connect: connection timed out|no such host)"#,
-        summary: "the node's Node Feature Discovery worker cannot reach {master} (its name does not resolve, or the connection times out): the Pod network or the cluster's DNS does not carry its traffic, so the node gets no feature labels, which no GPU setting fixes",
+        pattern: r#"\{\s*(?:Addr: \\?")?(?P<master>[\w.-]*(?:nfd|node-feature-discovery)-master[\w.-]*):\d+[^}\n]*\}\.?\s+Err\s*:\s*connection error:\s+desc = \\?"transport: Error while dialing:? dial tcp(?: (?P<address>[\d.:\[\]a-f]+))?: (?:lookup \S+ on \S+: read udp \S+: )?(?:i/o timeout|connect: connection timed out)"#,
+        summary: "the node's Node Feature Discovery worker gets no answer from {master} (the connection times out): the Pod network or the cluster's DNS does not carry its traffic, so the node gets no feature labels, which no GPU setting fixes",
         explanation: doc!(
-            "NFD's worker on each node sends the node's features to nfd-master, which writes them as labels (`feature.node.kubernetes.io/pci-10de.present`, and GPU Feature Discovery's `nvidia.com/…` labels come the same way). The GPU Operator deploys its driver and device plugin only on labelled nodes. The worker's connection to the master times out, or the master's name does not resolve, so the labels never come.",
-            "Nothing answers, where a master that is down would refuse: the worker's node cannot reach the master's Service through the Pod network (the CNI Pod on that node is not running or misconfigured, kube-proxy's rules are missing, a host firewall or a NetworkPolicy drops the traffic). `dial tcp: i/o timeout` with no address means the time ran out before the name was resolved: the cluster's DNS does not answer from that node's Pods. `lookup … no such host` is the DNS answering that the name does not exist: the master's Service is not in the namespace the worker looks in (a chart that names it for another release), or the DNS server the node's Pods use is not the cluster's.",
+            "NFD's worker on each node sends the node's features to nfd-master, which writes them as labels (`feature.node.kubernetes.io/pci-10de.present`, and GPU Feature Discovery's `nvidia.com/…` labels come the same way). The GPU Operator deploys its driver and device plugin only on labelled nodes. The worker's connection to the master times out, so the labels never come.",
+            "Nothing answers, where a master that is down would refuse: the worker's node cannot reach the master's Service through the Pod network (the CNI Pod on that node is not running or misconfigured, kube-proxy's rules are missing, a host firewall or a NetworkPolicy drops the traffic). `dial tcp: i/o timeout` with no address means the time ran out before the name was resolved: the cluster's DNS does not answer from that node's Pods.",
             "Check the CNI, kube-proxy and DNS Pods, and whether other Pods on that node reach Services; fix the node's Pod network, and the worker connects and the labels follow.",
         ),
         next: &[
