@@ -87,7 +87,16 @@ fn prompt_end(words: &[&str]) -> usize {
             "kubectl" | "oc" | "k" | "helm" | "microk8s" | "k3s" | "k0s" | "sudo"
         )
     };
-    let mut end = end + usize::from(words.get(end).is_some_and(|t| !command(t)));
+    // A directory named like a command (`➜  helm git:(main) ✗ kubectl …`) is one when the prompt goes on.
+    let prompt_goes_on = words
+        .get(end + 1)
+        .is_some_and(|t| t.starts_with("git:(") || *t == "✗" || command(t));
+    let mut end = end
+        + usize::from(
+            words
+                .get(end)
+                .is_some_and(|t| !command(t) || prompt_goes_on),
+        );
     if words.get(end).is_some_and(|t| t.starts_with("git:(")) {
         end += 1;
     }
@@ -363,6 +372,10 @@ mod tests {
             // a boolean flag of kubectl's with a value-like name.
             (
                 "➜  gpu-operator git:(master) ✗ oc logs nvidia-device-plugin-x -n kube-system",
+                cmd("nvidia-device-plugin-x", Some("kube-system"), None, ""),
+            ),
+            (
+                "➜  helm git:(main) ✗ kubectl logs nvidia-device-plugin-x -n kube-system",
                 cmd("nvidia-device-plugin-x", Some("kube-system"), None, ""),
             ),
             (

@@ -217,14 +217,20 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
     if hits.iter().any(|h| h.finding.rule.id == "GW462") {
         hits.retain(|h| h.finding.rule.id != "GW461");
     }
-    // A driver installer's log that reaches its end did not stop short (`rules::log_end_lines`). When the
+    // A driver installer's log that reaches its end after the line read did not stop short
+    // (`rules::log_end_lines`); an end before it was an earlier run's. When the
     // paste holds several Pods' logs (`kubectl logs --prefix`), one node's finished run says nothing of
     // another's, nor of a log pasted without the prefix.
     let finished = |h: &Hit<'_>| {
         let ends = crate::rules::log_end_lines(h.finding.rule.id);
         let writer = log_writer(h.signal);
+        let at = ev
+            .signals
+            .iter()
+            .position(|s| std::ptr::eq(s, h.signal))
+            .unwrap_or(0);
         !ends.is_empty()
-            && ev.signals.iter().any(|s| {
+            && ev.signals[at..].iter().any(|s| {
                 ends.iter().any(|e| s.message.contains(e)) && same_pod(log_writer(s), writer)
             })
     };
@@ -613,7 +619,7 @@ fn plugin_daemonset(ev: &Evidence, causes: &mut Vec<Cause>, ctx: &Context) -> Op
 fn says_nothing_of_the_pod(ev: &Evidence) -> bool {
     static PROGRESS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(
-            r#"(?i)\bSuccessfully assigned \S+ to |\b(?:Started|Created) container\b|^Test PASSED$|\bstatus: "?True"?\s+type: Ready\b|^time=\S+ level=info\b"#,
+            r#"(?i)\bSuccessfully assigned \S+ to |\b(?:Started|Created) container\b|^Test PASSED$|\bstatus: "?True"?\s+type: Ready\b|^time=\S+ level=info\b|\bRegistered device plugin\b[^\n]{0,120}?\bwith Kubelet\b"#,
         )
         .expect("progress regex")
     });
@@ -2007,45 +2013,60 @@ fn says_it_waits(s: &Signal) -> bool {
 
 /// A device plugin's log that goes on to register with the kubelet (`Registered device plugin … with Kubelet`)
 /// and then offers devices got past the errors it logged before: a gRPC server's broken pipe while the kubelet
-/// restarted, a first try that failed. When the paste is only logs (no Pod, event, condition or prose that
-/// tells of an error), the earlier lines of the same Pod's log that no rule reads say nothing blocks. A plugin that sends the kubelet no
-/// device (`Sending 0 device(s)`) after it registered is not past them.
+/// restarted, a first try that failed. When the paste is only logs (no Pod, event, condition, or words of the
+/// reporter's that tell of an error), the lines of each Pod's log before its own last registration that no
+/// rule reads say nothing blocks, unless the last count it sent the kubelet is `Sending 0 device(s)`.
 fn drop_errors_before_registration(ev: &Evidence, unexplained: &mut Vec<(&Signal, String)>) {
     static REGISTERED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(r"(?i)\bRegistered device plugin\b[^\n]{0,120}?\bwith Kubelet\b")
             .expect("registration regex")
     });
-    static NO_DEVICES: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r"(?i)\bSending 0 device").expect("no-devices regex")
+    static SENDING: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?i)\bSending (\d+) device").expect("sending regex")
     });
-    // The command that printed the log, or a prompt after it, is no one's account of an error.
-    let logs_only = ev.signals.iter().all(|s| match s.source {
-        Some(SignalSource::Log) => true,
-        Some(SignalSource::Text) => !looks_like_error(&s.message),
-        _ => false,
+    // A log's own line starts with its timestamp (logfmt, klog, Go's log package); the command that printed
+    // it is no one's account either.
+    static STAMPED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"^(?:time=|[IWEF]\d{4} |\d{4}[/-]\d{2}[/-]\d{2}[T ])")
+            .expect("log line regex")
+    });
+    let machine = |s: &Signal| {
+        s.source == Some(SignalSource::Log)
+            || STAMPED.is_match(s.message.trim_start())
+            || crate::shell::is_command_line(s.message.trim())
+            || !looks_like_error(&s.message)
+    };
+    let logs_only = ev.signals.iter().all(|s| {
+        matches!(
+            s.source,
+            Some(SignalSource::Log | SignalSource::Text) | None
+        ) && machine(s)
     });
     if ev.pod.is_some() || !logs_only {
         return;
     }
-    let Some(last) = ev
-        .signals
-        .iter()
-        .rposition(|s| REGISTERED.is_match(&s.message))
-    else {
-        return;
+    // Where the log of each writer (`kubectl logs --prefix`'s Pod, or none) last registered, if it then offered
+    // devices.
+    let registered_at = |writer: Option<&str>| {
+        let mine = |s: &Signal| same_pod(log_writer(s), writer);
+        let last = ev
+            .signals
+            .iter()
+            .rposition(|s| mine(s) && REGISTERED.is_match(&s.message))?;
+        let offered = ev.signals[last..]
+            .iter()
+            .rev()
+            .filter(|s| mine(s))
+            .find_map(|s| SENDING.captures(&s.message).map(|c| &c[1] != "0"))
+            .unwrap_or(true);
+        offered.then_some(last)
     };
-    let writer = log_writer(&ev.signals[last]);
-    if ev.signals[last..]
-        .iter()
-        .any(|s| NO_DEVICES.is_match(&s.message) && same_pod(log_writer(s), writer))
-    {
-        return;
-    }
     let index = |s: &Signal| ev.signals.iter().position(|t| std::ptr::eq(t, s));
     unexplained.retain(|(s, _)| {
-        index(s).is_none_or(|i| i > last)
-            || REGISTERED.is_match(&s.message)
-            || !same_pod(log_writer(s), writer)
+        let Some(at) = registered_at(log_writer(s)) else {
+            return true;
+        };
+        index(s).is_none_or(|i| i >= at)
     });
 }
 
@@ -2065,7 +2086,12 @@ fn is_blocking(s: &Signal) -> bool {
             Some("ContainerCreating" | "PodInitializing" | "Completed")
         ),
         Some(SignalSource::PodStatus) => true,
-        Some(SignalSource::Log) | Some(SignalSource::Text) | None => looks_like_error(&s.message),
+        // A pasted command (`$ kubectl logs … | grep -i error`) with nothing it printed on its line is no error.
+        Some(SignalSource::Log) | Some(SignalSource::Text) | None => {
+            let bare_command =
+                crate::shell::is_command_line(s.message.trim()) && !s.message.contains(": ");
+            !bare_command && looks_like_error(&s.message)
+        }
         Some(
             SignalSource::Node
             | SignalSource::Runtimeclass
@@ -3559,6 +3585,27 @@ mod tests {
         first.component = Some("pod/fpga-device-plugin-abc12/plugin".into());
         let d = diagnose(&ev(vec![first, other]));
         assert_eq!(d.primary, Category::Unknown, "{d:?}");
+        // Each Pod's log is past its own errors; the last count a plugin sent is what it offers; the command
+        // that printed the log is no error, whatever it greps for.
+        let prefixed = |pod: &str, line: &str| {
+            let mut s = log(line);
+            s.component = Some(format!("pod/{pod}/plugin"));
+            s
+        };
+        let d = diagnose(&ev(vec![
+            prefixed("fpga-a", broken),
+            prefixed("fpga-a", registered),
+            prefixed("fpga-b", broken),
+            prefixed("fpga-b", registered),
+        ]));
+        assert_eq!(d.primary, Category::None, "{d:?}");
+        let one = "time=\"2019-12-17T08:05:20Z\" level=info msg=\"Sending 1 device(s) [&Device{ID:a0,Health:Healthy,}] to kubelet\"";
+        let d = diagnose(&ev(vec![log(broken), log(registered), log(none), log(one)]));
+        assert_eq!(d.primary, Category::None, "{d:?}");
+        let mut command = log("$ kubectl logs -n kube-system fpga-device-plugin-x | grep -i error");
+        command.source = Some(SignalSource::Text);
+        let d = diagnose(&ev(vec![command, log(broken), log(registered)]));
+        assert_eq!(d.primary, Category::None, "{d:?}");
         // The reporter's words beside the log are not the plugin's.
         let mut prose = log("the kubelet keeps saying: failed to prepare GPU devices");
         prose.source = Some(SignalSource::Text);
@@ -3583,6 +3630,12 @@ mod tests {
             log("Apr 28 05:40:33.883: INFO: Nvidia GPUs exist on all schedulable nodes"),
         ]));
         assert!(d.causes.iter().all(|c| c.rule != Some("GW185")), "{d:?}");
+        // A run that found them, then recreated its nodes and waits again, stopped short after all.
+        let d = diagnose(&ev(vec![
+            log("Apr 28 05:39:33.883: INFO: Nvidia GPUs exist on all schedulable nodes"),
+            log(waiting),
+        ]));
+        assert_eq!(d.causes[0].rule, Some("GW185"), "{d:?}");
     }
 
     #[test]

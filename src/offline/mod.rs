@@ -402,19 +402,39 @@ fn is_listing_command(line: &str) -> bool {
     (is_cluster_command(line) || is_command_line(line)) && !unquoted(line).contains(": ")
 }
 
-/// A command line without its quoted arguments (`-p '{"spec": …}'`, `-o jsonpath='{.a}: {.b}'`), whose `: ` is
-/// no output.
+/// A command line without its quoted arguments of JSON or jsonpath (`-p '{"spec": …}'`, `-o
+/// jsonpath='{.a}: {.b}'`, `custom-columns='POD: .metadata.name'`), whose `: ` is no output. A quote opens an
+/// argument only at a word's start (`-p '…`, `-o=jsonpath='…`) and only when it closes: an apostrophe in the
+/// reporter's words (`don't know why: …`) leaves the rest of the line as it is.
 fn unquoted(line: &str) -> String {
     let mut out = String::with_capacity(line.len());
-    let mut quote = None;
-    for c in line.chars() {
-        match quote {
-            Some(q) if c == q => quote = None,
-            Some(_) => {}
-            None if c == '\'' || c == '"' => quote = Some(c),
-            None => out.push(c),
+    let mut rest = line;
+    while let Some(open) = rest.find(['\'', '"']) {
+        let quote = rest[open..].chars().next().unwrap_or('"');
+        let at_start = rest[..open]
+            .chars()
+            .next_back()
+            .is_none_or(|c| c.is_whitespace() || c == '=');
+        let body = &rest[open + 1..];
+        let closed = body.find(quote);
+        match closed {
+            Some(end)
+                if at_start
+                    && (body[..end].contains('{')
+                        || [".metadata", ".spec", ".status", ".items"]
+                            .iter()
+                            .any(|p| body[..end].contains(p))) =>
+            {
+                out.push_str(&rest[..open]);
+                rest = &body[end + 1..];
+            }
+            _ => {
+                out.push_str(&rest[..open + 1]);
+                rest = body;
+            }
         }
     }
+    out.push_str(rest);
     out
 }
 
@@ -1336,8 +1356,12 @@ gpu-operator-resources nvidia-device-plugin-daemonset-4n5fm 0/1 Init: CrashLoopB
             let (_, evs) = parse(&paste, "x").unwrap();
             assert!(evs.iter().all(|e| e.target.name.is_some()), "{command}");
         }
-        // A cluster tool's command with what it printed after it, on the same line, is the message.
+        // A cluster tool's command with what it printed after it, on the same line, is the message; an
+        // apostrophe or quoted output in the reporter's words is no quoted argument.
         for line in [
+            "root@node:~# don't know why: nvidia-smi Failed to initialize NVML: Driver/library version mismatch",
+            "$ kubectl logs pod # it's broken: nvidia-container-cli: initialization error: nvml error: driver not loaded",
+            "root@node:~# kubectl exec -it dcgm-exporter-abcde -- nvidia-smi \"Failed to initialize NVML: Driver/library version mismatch\"",
             "`microk8s enable gpu` printed: nvidia-container-cli: initialization error: nvml error: driver not loaded",
             "root@node:~# kubectl exec -it dcgm-exporter-abcde -- nvidia-smi Failed to initialize NVML: Driver/library version mismatch",
         ] {
