@@ -223,16 +223,18 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
     // another's, nor of a log pasted without the prefix.
     let finished = |h: &Hit<'_>| {
         let ends = crate::rules::log_end_lines(h.finding.rule.id);
+        if ends.is_empty() {
+            return false;
+        }
         let writer = log_writer(h.signal);
         let at = ev
             .signals
             .iter()
             .position(|s| std::ptr::eq(s, h.signal))
             .unwrap_or(0);
-        !ends.is_empty()
-            && ev.signals[at..].iter().any(|s| {
-                ends.iter().any(|e| s.message.contains(e)) && same_pod(log_writer(s), writer)
-            })
+        ev.signals[at..]
+            .iter()
+            .any(|s| ends.iter().any(|e| s.message.contains(e)) && same_pod(log_writer(s), writer))
     };
     hits.retain(|h| !finished(h));
 
@@ -2036,6 +2038,12 @@ fn drop_errors_before_registration(ev: &Evidence, unexplained: &mut Vec<(&Signal
             || crate::shell::is_command_line(s.message.trim())
             || !looks_like_error(&s.message)
     };
+    let registrations: Vec<usize> = (0..ev.signals.len())
+        .filter(|&i| REGISTERED.is_match(&ev.signals[i].message))
+        .collect();
+    if registrations.is_empty() || unexplained.is_empty() {
+        return;
+    }
     let logs_only = ev.signals.iter().all(|s| {
         matches!(
             s.source,
@@ -2049,10 +2057,10 @@ fn drop_errors_before_registration(ev: &Evidence, unexplained: &mut Vec<(&Signal
     // devices.
     let registered_at = |writer: Option<&str>| {
         let mine = |s: &Signal| same_pod(log_writer(s), writer);
-        let last = ev
-            .signals
+        let last = *registrations
             .iter()
-            .rposition(|s| mine(s) && REGISTERED.is_match(&s.message))?;
+            .rev()
+            .find(|&&i| mine(&ev.signals[i]))?;
         let offered = ev.signals[last..]
             .iter()
             .rev()
