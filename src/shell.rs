@@ -2,6 +2,7 @@
 //! `kubectl exec` reads. Both the text reader (whose log is under a command) and the diagnosis (what an exec in
 //! the Pod printed) ask it, so the command line is parsed in one place.
 
+use std::borrow::Cow;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -131,6 +132,38 @@ pub fn is_cluster_command(line: &str) -> bool {
         words.get(after_prompt).copied(),
         Some("helm" | "microk8s" | "k3s" | "k0s")
     ) && words.len() > after_prompt + 1
+}
+
+/// Pasted lines with a command typed over several lines (`kubectl logs POD \\` then `-c ctr`) joined into its
+/// first line; the lines that continue it are `None`. Only a command line's trailing backslash continues it.
+pub fn join_continued<'a>(lines: &[&'a str]) -> Vec<Option<Cow<'a, str>>> {
+    let continues = |l: &str| l.trim_end().ends_with('\\');
+    let mut out = Vec::with_capacity(lines.len());
+    let mut i = 0;
+    while let Some(&line) = lines.get(i) {
+        if !(continues(line) && is_command_line(line)) {
+            out.push(Some(Cow::Borrowed(line)));
+            i += 1;
+            continue;
+        }
+        let mut joined = String::new();
+        let mut end = i;
+        for (n, l) in lines[i..].iter().enumerate() {
+            let l = if n == 0 { l.trim_end() } else { l.trim() };
+            let more = continues(l);
+            joined.push_str(l.strip_suffix('\\').unwrap_or(l).trim_end());
+            joined.push(' ');
+            end += 1;
+            if !more {
+                break;
+            }
+        }
+        joined.truncate(joined.trim_end().len());
+        out.push(Some(Cow::Owned(joined)));
+        out.extend((i + 1..end).map(|_| None));
+        i = end;
+    }
+    out
 }
 
 /// What a pasted `kubectl logs` command reads: `$ kubectl logs -n ns pod -c ctr`, `oc logs -f pod/name`, `sudo
@@ -542,5 +575,35 @@ mod tests {
         ] {
             assert!(!is_command_line(line), "{line}");
         }
+    }
+
+    #[test]
+    fn a_command_typed_over_several_lines_is_one() {
+        let lines = [
+            "$ kubectl logs p \\",
+            "    -n ns \\",
+            "  -c ctr",
+            "error: x \\",
+            "next",
+        ];
+        let joined: Vec<_> = join_continued(&lines)
+            .into_iter()
+            .map(|l| l.map(|l| l.into_owned()))
+            .collect();
+        assert_eq!(
+            joined,
+            [
+                Some("$ kubectl logs p -n ns -c ctr".to_string()),
+                None,
+                None,
+                // A backslash at the end of what a command printed continues nothing.
+                Some("error: x \\".to_string()),
+                Some("next".to_string()),
+            ]
+        );
+        assert_eq!(
+            logs_command("$ kubectl logs p -n ns -c ctr"),
+            Some(cmd("p", Some("ns"), Some("ctr"), ""))
+        );
     }
 }

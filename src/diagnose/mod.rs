@@ -1162,10 +1162,26 @@ static UNEXPLAINED_LOGS: [UnexplainedLog; 4] = [
 /// What the DCGM exporter's failure means: it only reads the GPUs' metrics, so no Pod waits on it.
 const EXPORTER_DOWN: &str = "the DCGM exporter (the GPUs' metrics for Prometheus) fails; it takes no GPU from any Pod, so only the metrics are missing: its own error says why";
 
+/// Kubernetes' e2e suite (Ginkgo) reporting a spec that passed (`• [SLOW TEST:297.012 seconds]`, `• [12.3
+/// seconds]`): its headers name the device plugin under test, and it is no plugin's log, unless a spec failed.
+fn is_passing_e2e_report(text: &str) -> bool {
+    static PASSED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?m)^\s*• \[(?:SLOW TEST:)?\d+(?:\.\d+)? seconds\]")
+            .expect("ginkgo regex")
+    });
+    PASSED.is_match(text)
+        && !["• failure", "[failed]", "[panicked]", "[fail]", "fail!"]
+            .iter()
+            .any(|w| text.to_ascii_lowercase().contains(w))
+}
+
 /// A pasted log that no rule explains is still the answer when its writer is part of the GPU path (see
 /// `UNEXPLAINED_LOGS`). Only for a paste without a Pod in it: a Pod's own state says more.
 fn log_unexplained(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
     if d.primary != Category::Unknown || ev.pod.is_some() || ev.target.name.is_some() {
+        return d;
+    }
+    if ev.signals.iter().any(|s| is_passing_e2e_report(&s.message)) {
         return d;
     }
     // What the lines say, and each line as it was pasted: a `kubectl logs --prefix` line keeps its writer,
@@ -2082,6 +2098,15 @@ fn drop_errors_before_registration(ev: &Evidence, unexplained: &mut Vec<(&Signal
 fn is_blocking(s: &Signal) -> bool {
     // Stopping a container (its preStop hook, the kill) never keeps a Pod from starting.
     if matches!(s.reason.as_deref(), Some("FailedPreStopHook" | "Killing")) {
+        return false;
+    }
+    // A readiness probe runs in a container that has started: the workload is not serving yet (a model still
+    // loading), which keeps no GPU from it.
+    if s.message.lines().filter(|l| looks_like_error(l)).all(|l| {
+        let l = l.to_ascii_lowercase();
+        l.contains("readiness probe failed") || l.contains("readiness probe errored")
+    }) && looks_like_error(&s.message)
+    {
         return false;
     }
     match s.source {
@@ -3570,6 +3595,41 @@ mod tests {
         )]));
         assert_eq!(d.causes[0].rule, Some("GW213"));
         assert_eq!(d.causes[0].details["resource"], "nvidia.com/gpu");
+    }
+
+    /// A readiness probe that fails in a started container keeps no GPU from it; a liveness probe that kills
+    /// the container still counts, and so does an error beside the probe's line.
+    #[test]
+    fn a_readiness_probe_is_no_gate() {
+        let mut started = event("Started", "Started container vllm");
+        started.kind = Some("Normal".into());
+        let probe = event(
+            "Unhealthy",
+            "Readiness probe failed: Get \"http://10.36.2.5:8000/health\": dial tcp 10.36.2.5:8000: connect: connection refused",
+        );
+        let d = diagnose(&ev(vec![started.clone(), probe.clone()]));
+        assert_eq!(d.primary, Category::None);
+        let liveness = event(
+            "Unhealthy",
+            "Liveness probe failed: Get \"http://10.36.2.5:8000/health\": context deadline exceeded",
+        );
+        assert_ne!(
+            diagnose(&ev(vec![started.clone(), liveness])).primary,
+            Category::None
+        );
+        let beside = log(
+            "Readiness probe failed: connection refused\nRuntimeError: CUDA error: no kernel image is available",
+        );
+        assert_ne!(diagnose(&ev(vec![started, beside])).primary, Category::None);
+        // Kubernetes' e2e suite reporting a passed spec of the device plugin is no plugin's log.
+        let passed = log(
+            "• [SLOW TEST:297.012 seconds]\n[sig-node] NVIDIA GPU Device Plugin [Feature:GPUDevicePlugin]\nI1029 01:07:31.171986    1188 e2e_node_suite_test.go:237] Stopping node services...",
+        );
+        assert_ne!(diagnose(&ev(vec![passed])).primary, Category::DevicePlugin);
+        let failed = log(
+            "• Failure [297.012 seconds]\n[sig-node] NVIDIA GPU Device Plugin [Feature:GPUDevicePlugin]\nI1029 01:07:31.171986    1188 e2e_node_suite_test.go:237] Stopping node services...",
+        );
+        assert_eq!(diagnose(&ev(vec![failed])).primary, Category::DevicePlugin);
     }
 
     #[test]

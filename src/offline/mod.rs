@@ -538,17 +538,24 @@ fn names_a_kind(v: &serde_json::Value) -> bool {
 }
 
 /// A structured log record (zap, klog's JSON format), not a Kubernetes object: no `kind`, and a `msg` or
-/// `level` of its own.
+/// `level` of its own; or a line of Docker's `json-file` log (`{"log":"…","stream":"stderr","time":"…"}`).
 fn is_log_record(v: &serde_json::Value) -> bool {
     v.as_object().is_some_and(|o| {
-        !o.contains_key("kind") && (o.contains_key("msg") || o.contains_key("level"))
+        !o.contains_key("kind")
+            && (o.contains_key("msg")
+                || o.contains_key("level")
+                || (o.get("log").is_some_and(serde_json::Value::is_string)
+                    && o.contains_key("stream")))
     })
 }
 
 fn looks_like_log_json(s: &str) -> bool {
-    s.lines()
-        .next()
-        .is_some_and(|l| l.contains("\"level\"") || l.contains("\"msg\"") || l.contains("\"ts\""))
+    s.lines().next().is_some_and(|l| {
+        l.contains("\"level\"")
+            || l.contains("\"msg\"")
+            || l.contains("\"ts\"")
+            || l.starts_with("{\"log\":\"")
+    })
 }
 
 fn looks_like_yaml_object(input: &str) -> bool {
@@ -1319,6 +1326,13 @@ gpu-operator-resources nvidia-device-plugin-daemonset-4n5fm 0/1 Init: CrashLoopB
         assert!(!evs[0].signals.is_empty());
         let one = paste.lines().next().unwrap();
         assert_eq!(parse(one, "x").unwrap().0, Format::Text);
+        // Docker's json-file log (a container's log file on the node), one line or several.
+        let docker = r#"{"log":"milvus: error while loading shared libraries: libcudart.so.12: cannot open shared object file: No such file or directory\n","stream":"stderr","time":"2026-05-28T14:36:42.837399726Z"}"#;
+        for paste in [docker.to_string(), format!("{docker}\n{docker}\n")] {
+            let (format, evs) = parse(&paste, "x").unwrap();
+            assert_eq!(format, Format::Text);
+            assert!(evs[0].signals[0].message.contains("libcudart.so.12"));
+        }
     }
 
     #[test]

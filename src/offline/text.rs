@@ -15,7 +15,7 @@ use crate::evidence::{
     is_dns_subdomain, is_driver_daemonset,
 };
 use crate::sanitize;
-use crate::shell::{is_command_line, logs_command};
+use crate::shell::{is_command_line, join_continued, logs_command};
 
 static EVENT_ROW: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(?P<pre>.*?)\b(?P<type>Warning|Normal)\s+(?P<reason>[A-Za-z][A-Za-z0-9./_-]*)(?:\s+(?P<rest>.*))?$").expect("row")
@@ -218,7 +218,10 @@ pub(super) fn read(input: &str) -> Evidence {
     }
     // A pasted `kubectl logs` command says whose log is in the paste. It does not make that Pod the target:
     // the target is the Pod that does not start, and a component that prints its log runs.
-    let mut commands = lines.iter().filter_map(|l| logs_command(l));
+    let mut commands = join_continued(&lines)
+        .into_iter()
+        .flatten()
+        .filter_map(|l| logs_command(&l));
     if let Some(first) = commands.next() {
         let mut whose = first;
         let mut one_pod = whose.pod.is_some();
@@ -328,10 +331,17 @@ fn is_reporters_line(line: &str, after_blank: bool) -> bool {
 fn log_writers(input: &str) -> (Vec<&str>, Vec<Option<String>>) {
     let mut under: Option<String> = None;
     let mut after_blank = false;
-    input
-        .lines()
-        .map(|line| {
+    let lines: Vec<&str> = input.lines().collect();
+    let commands = join_continued(&lines);
+    lines
+        .iter()
+        .zip(commands)
+        .map(|(&line, command)| {
             let (message, prefix) = split_log_writer(line);
+            // A line that continues a command typed over several lines is the command's.
+            let Some(command) = command else {
+                return (message, None);
+            };
             let blank = std::mem::replace(&mut after_blank, line.trim().is_empty());
             if let Some(w) = prefix {
                 return (message, Some(w.to_string()));
@@ -339,8 +349,8 @@ fn log_writers(input: &str) -> (Vec<&str>, Vec<Option<String>>) {
             if under.is_some() && is_reporters_line(line, blank) {
                 under = None;
             }
-            if is_command_line(line) {
-                under = logs_command(line).and_then(|c| {
+            if is_command_line(&command) {
+                under = logs_command(&command).and_then(|c| {
                     let pod = c.pod?;
                     Some(match c.container {
                         Some(container) => format!("pod/{pod}/{container}"),
@@ -1345,6 +1355,28 @@ mod tests {
         assert_eq!(
             read("$ kubectl logs -l app=x\nx\n$ kubectl logs q\ny\n").logs_of,
             None
+        );
+        // A command typed over several lines (`\` at the end) is read whole, and its other lines are no log.
+        let ev = read(
+            "$ kubectl logs nvidia-device-plugin-x \\\n    -n kube-system \\\n    -c plugin\nFailed to initialize NVML: could not load NVML library.\n",
+        );
+        let logs = ev.logs_of.expect("logs of");
+        assert_eq!(
+            (logs.namespace.as_deref(), logs.container.as_deref()),
+            (Some("kube-system"), Some("plugin"))
+        );
+        let components: Vec<_> = ev
+            .signals
+            .iter()
+            .filter(|s| s.component.is_some() || !s.message.starts_with('$'))
+            .map(|s| (s.message.as_str(), s.component.as_deref()))
+            .collect();
+        assert_eq!(
+            components,
+            [(
+                "Failed to initialize NVML: could not load NVML library.",
+                Some("pod/nvidia-device-plugin-x/plugin")
+            )]
         );
     }
 
