@@ -955,6 +955,27 @@ mod tests {
             id(&nfd("lookup nfd-master on 10.43.0.10:53: no such host")),
             Some("GW188")
         );
+        // Go's resolver without the server (`lookup HOST: …`), and gRPC ≥1.67's address with its balancer
+        // attributes, whose braces nest (the form of kubernetes/kubernetes#139744).
+        assert_eq!(id(&nfd("lookup nfd-master: no such host")), Some("GW188"));
+        assert_eq!(id(&nfd("lookup nfd-master: i/o timeout")), Some("GW537"));
+        let v167 = |err: &str| {
+            format!(
+                "W0321 00:12:49.519655       1 logging.go:55] [core] [Channel #2 SubChannel #4]grpc: addrConn.createTransport failed to connect to {{Addr: \"gpu-operator-node-feature-discovery-master:8080\", ServerName: \"gpu-operator-node-feature-discovery-master:8080\", BalancerAttributes: {{\"<%!p(pickfirstleaf.managedByPickfirstKeyType={{}})>\": \"<%!p(bool=true)>\" }}}}. Err: connection error: desc = \"transport: Error while dialing: dial tcp {err}\""
+            )
+        };
+        assert_eq!(
+            id(&v167("10.96.12.7:8080: connect: connection refused")),
+            Some("GW184")
+        );
+        assert_eq!(id(&v167("10.96.12.7:8080: i/o timeout")), Some("GW537"));
+        assert_eq!(
+            id(&v167(
+                ": lookup gpu-operator-node-feature-discovery-master on 10.96.0.10:53: no such host"
+            )
+            .replace("tcp :", "tcp:")),
+            Some("GW188")
+        );
     }
 
     /// containerd's handler error cut off just after the handler's name still names the handler; cut off

@@ -2434,7 +2434,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "Node Feature Discovery's worker log (nfd-worker, also the GPU Operator's)",
-        pattern: r#"\{\s*(?:Addr: \\?")?(?P<master>[\w.-]*(?:nfd|node-feature-discovery)-master[\w.-]*):\d+[^}\n]*\}\.?\s+Err\s*:\s*connection error:\s+desc = \\?"transport: Error while dialing:? dial tcp (?P<address>[\d.:\[\]a-f]+): connect: connection refused"#,
+        pattern: r#"\{\s*(?:Addr: \\?")?(?P<master>[\w.-]*(?:nfd|node-feature-discovery)-master[\w.-]*):\d+(?:[^{}\n]|\{(?:[^{}\n]|\{[^{}\n]*\})*\})*\}\.?\s+Err\s*:\s*connection error:\s+desc = \\?"transport: Error while dialing:? dial tcp (?P<address>[\d.:\[\]a-f]+): connect: connection refused"#,
         summary: "the node's Node Feature Discovery worker cannot reach {master} (connection refused at {address}), so the node gets no feature labels, and the GPU Operator, which deploys its driver and device plugin by those labels, leaves the node without a GPU",
         explanation: doc!(
             "NFD's worker on each node sends the node's features (its PCI devices among them) to nfd-master, which writes them as labels such as `feature.node.kubernetes.io/pci-10de.present`. The GPU Operator schedules its driver, toolkit and device plugin only on nodes with that label, and GPU Feature Discovery's labels come the same way. The worker's connection to the master is refused, so the labels never come and the node advertises no GPU.",
@@ -2554,7 +2554,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "Node Feature Discovery's worker log (nfd-worker, also the GPU Operator's)",
-        pattern: r#"\{\s*(?:Addr: \\?")?(?P<master>[\w.-]*(?:nfd|node-feature-discovery)-master[\w.-]*):\d+[^}\n]*\}\.?\s+Err\s*:\s*connection error:\s+desc = \\?"transport: Error while dialing:? dial tcp: lookup \S+ on (?P<dns>\S+?):? no such host"#,
+        pattern: r#"\{\s*(?:Addr: \\?")?(?P<master>[\w.-]*(?:nfd|node-feature-discovery)-master[\w.-]*):\d+(?:[^{}\n]|\{(?:[^{}\n]|\{[^{}\n]*\})*\})*\}\.?\s+Err\s*:\s*connection error:\s+desc = \\?"transport: Error while dialing:? dial tcp: lookup \S+?(?: on (?P<dns>\S+?))?:? no such host"#,
         summary: "the node's Node Feature Discovery worker finds no {master} in the cluster's DNS (no such host), so the node gets no feature labels and the GPU Operator, which deploys its driver and device plugin by those labels, leaves the node without a GPU",
         explanation: doc!(
             "NFD's worker sends the node's features to nfd-master, which writes them as labels (`feature.node.kubernetes.io/pci-10de.present`); the GPU Operator deploys its operands only on labelled nodes. The DNS server answered that the master's name does not exist, so the worker never connects and the node never gets its labels.",
@@ -6397,7 +6397,7 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Scheduling,
         looks_at: "Node Feature Discovery's worker log (nfd-worker, also the GPU Operator's or GPU Feature Discovery's chart)",
-        pattern: r#"\{\s*(?:Addr: \\?")?(?P<master>[\w.-]*(?:nfd|node-feature-discovery)-master[\w.-]*):\d+[^}\n]*\}\.?\s+Err\s*:\s*connection error:\s+desc = \\?"transport: Error while dialing:? dial tcp(?: (?P<address>[\d.:\[\]a-f]+))?: (?:lookup \S+ on \S+: read udp \S+: )?(?:i/o timeout|connect: connection timed out)"#,
+        pattern: r#"\{\s*(?:Addr: \\?")?(?P<master>[\w.-]*(?:nfd|node-feature-discovery)-master[\w.-]*):\d+(?:[^{}\n]|\{(?:[^{}\n]|\{[^{}\n]*\})*\})*\}\.?\s+Err\s*:\s*connection error:\s+desc = \\?"transport: Error while dialing:? dial tcp(?: (?P<address>[\d.:\[\]a-f]+))?: (?:lookup \S+?(?: on \S+: read udp \S+)?: )?(?:i/o timeout|connect: connection timed out)"#,
         summary: "the node's Node Feature Discovery worker gets no answer from {master} (the connection times out): the Pod network or the cluster's DNS does not carry its traffic, so the node gets no feature labels, which no GPU setting fixes",
         explanation: doc!(
             "NFD's worker on each node sends the node's features to nfd-master, which writes them as labels (`feature.node.kubernetes.io/pci-10de.present`, and GPU Feature Discovery's `nvidia.com/…` labels come the same way). The GPU Operator deploys its driver and device plugin only on labelled nodes. The worker's connection to the master times out, so the labels never come.",
