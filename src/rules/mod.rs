@@ -955,6 +955,17 @@ mod tests {
             id(&nfd("lookup nfd-master on 10.43.0.10:53: no such host")),
             Some("GW188")
         );
+        // nvidia-ctk's refusal of the spec it built; systemd's exit line after it is no cause of its own.
+        assert_eq!(
+            id("nvidia-ctk: level=error msg=\"failed to write spec: invalid CDI Spec:"),
+            Some("GW434")
+        );
+        assert_eq!(
+            id(
+                "systemd[1]: nvidia-cdi-refresh.service: Main process exited, code=exited, status=1/FAILURE"
+            ),
+            None
+        );
         // Go's resolver without the server (`lookup HOST: …`), and gRPC ≥1.67's address with its balancer
         // attributes, whose braces nest (the form of kubernetes/kubernetes#139744).
         assert_eq!(id(&nfd("lookup nfd-master: no such host")), Some("GW188"));

@@ -2579,6 +2579,36 @@ pub static RULES: &[Rule] = &[
         near_miss: "WARNING: 2022/02/25 05:17:02 grpc: addrConn.createTransport failed to connect to {nfd-master:8080 0  <nil>}. Err :connection error: desc = \"transport: Error while dialing dial tcp: i/o timeout\". Reconnecting...",
     },
     Rule {
+        id: "GW189",
+        name: "kubelet-cannot-dial-device-plugin",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "kubelet log (the device manager's client of a registering plugin)",
+        pattern: r#"\bUnable to connect to device plugin client with socket path\b(?:[^\n]*?\bpath=\\?"(?P<socket>[^"\\\s]+))?"#,
+        summary: "a device plugin registered with the kubelet, but the kubelet cannot connect back to {socket|its socket}, so the plugin's resource is not advertised",
+        explanation: doc!(
+            "A device plugin registers by calling the kubelet, giving the name of its own socket under the kubelet's device-plugins directory; the kubelet then dials that socket to list the devices. The dial failed (`failed to dial device plugin: context deadline exceeded`, or no such file), so the kubelet drops the registration and the node advertises none of the plugin's devices.",
+            "The plugin registers before its gRPC server is serving on the socket (a plugin bug fixed in later releases), the socket is not where the kubelet looks (the plugin mounts another kubelet root, as on k0s, MicroK8s or a custom `--root-dir`), or the plugin removed or recreated its socket (a restart of the plugin or of the kubelet between the two steps).",
+            "Check that the plugin's socket exists in the kubelet's device-plugins directory on the node and that the plugin mounts that same directory; restart the plugin Pod after the kubelet, or upgrade the plugin if it registers before it serves.",
+        ),
+        next: &[
+            Next {
+                command: "ls -l /var/lib/kubelet/device-plugins/",
+                place: Node,
+                why: "see whether the plugin's socket is where the kubelet dials it",
+            },
+            Next {
+                command: "kubectl get pods -A -o wide --field-selector spec.nodeName={node} | grep -i -e device-plugin -e gpu",
+                place: Cluster,
+                why: "find the plugin Pod on the node, to restart it and read its log",
+            },
+        ],
+        fix: None,
+        example: "\"Unable to connect to device plugin client with socket path\" err=\"failed to dial device plugin: context deadline exceeded\" path=\"/var/lib/kubelet/device-plugins/kubevirt-***.sock\"",
+        example_source: "https://github.com/NVIDIA/kubevirt-gpu-device-plugin/pull/55",
+        near_miss: "\"Got registration request from device plugin with resource\" resourceName=\"nvidia.com/***\"",
+    },
+    Rule {
         id: "GW201",
         name: "runtimeclass-not-found",
         category: C::RuntimeclassNotFound,
@@ -4465,7 +4495,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "nvidia-ctk cdi generate's output, the toolkit's or its CDI refresh service's log",
-        pattern: r"\bfailed to generate CDI spec(?: for mode \x22[^\x22\n]*\x22)?: (?P<why>[^\n\x22]+)|\bFailed to start (?:nvidia-cdi-refresh\.service|Refresh NVIDIA CDI specification file)\b",
+        pattern: r"\bfailed to generate CDI spec(?: for mode \x22[^\x22\n]*\x22)?: (?P<why>[^\n\x22]+)|\bFailed to start (?:nvidia-cdi-refresh\.service|Refresh NVIDIA CDI specification file)\b|\bfailed to write spec: invalid CDI Spec\b",
         summary: "no CDI specification for the GPUs could be generated ({why|the nvidia-cdi-refresh service failed}), so a container that asks for a GPU by CDI name gets none",
         explanation: doc!(
             "With CDI, the runtime injects the GPU's device nodes and driver libraries that a CDI specification (`/etc/cdi` or `/var/run/cdi`) lists; `nvidia-ctk cdi generate` writes it from the installed driver. It failed, so the spec is missing or stale, and containers that ask for `nvidia.com/gpu=…` fail with unresolvable CDI devices (or start without the GPU).",
@@ -6533,6 +6563,36 @@ pub static RULES: &[Rule] = &[
         example: " - The resource 'projects/220512457637/zones/us-west1-b/acceleratorTypes/nvidia-tesla-k80' was not found",
         example_source: "https://github.com/kubernetes/kubernetes/issues/124950",
         near_miss: " - The resource 'projects/k8s-infra-e2e-boskos-gpu-01/zones/us-west1-b/instanceGroupManagers/bootstrap-e2e-minion-group' was not found",
+    },
+    Rule {
+        id: "GW542",
+        name: "node-container-runtime-down",
+        category: C::Other,
+        gate: G::Scheduling,
+        looks_at: "kubelet log, the node's Ready condition (KubeletNotReady)",
+        pattern: r"\bcontainer runtime is down\b",
+        summary: "the node's kubelet finds its container runtime down, so the node is NotReady and starts no Pod; the runtime's own log says why",
+        explanation: doc!(
+            "The kubelet asks the container runtime (containerd, CRI-O) for its status on every sync; it got no answer, so it marks the node NotReady (`KubeletNotReady`, `container runtime is down`) and skips every Pod's sync. No Pod starts on the node, GPU or not, and new Pods are not scheduled there.",
+            "The runtime's service is stopped or crash-looping, or it does not answer on the socket the kubelet is given (`--container-runtime-endpoint`). On a GPU node a runtime that fails to start after its configuration was rewritten (the NVIDIA toolkit adding its runtime to `config.toml`) is a common cause.",
+            "Read the runtime's status and log on the node and fix what keeps it from starting (its configuration, its socket); the kubelet marks the node Ready again once the runtime answers.",
+        ),
+        next: &[
+            Next {
+                command: "systemctl status containerd; journalctl -u containerd --since -15min | tail -50",
+                place: Node,
+                why: "see whether the runtime runs and why it stopped",
+            },
+            Next {
+                command: "kubectl describe node {node}",
+                place: Cluster,
+                why: "read the node's Ready condition and since when it is NotReady",
+            },
+        ],
+        fix: None,
+        example: "Nov 22 23:43:12 suzlab1080-001 kubelet[102275]: I1122 23:43:12.583274  102275 kubelet.go:1789] skipping pod synchronization - [container runtime is down]",
+        example_source: "https://github.com/google/cadvisor/issues/2095",
+        near_miss: "Nov 22 23:43:12 suzlab1080-001 kubelet[102275]: I1122 23:43:12.583274  102275 kubelet.go:1789] skipping pod synchronization - [container runtime status check may not have completed yet]",
     },
     Rule {
         id: "GW602",
