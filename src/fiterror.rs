@@ -2,10 +2,8 @@
 //! layout in messages.md SCHED-FIT-1: ≤1.25, the 1.26–1.28 `..` ending, 1.29+, 1.32+ absent nodes, the
 //! `no new claims to deallocate, ` DRA prefix, the `preemption:` part, PreFilter messages without a count,
 //! the 1024-byte ` ...` truncation, the pre-1.9 `No nodes are available that match all of the following
-//! predicates::` form, Volcano's `nodes are unavailable`, cluster-autoscaler's `pod didn't trigger
-//! scale-up:`, and Kueue's Topology-Aware Scheduling (`topology "X" doesn't allow to fit any of N pod(s). Total
-//! nodes: T; excluded: …`), whose reasons it words as the scheduler does. It knows nothing about what a reason
-//! means; the rule table does.
+//! predicates::` form, Volcano's `nodes are unavailable`, and cluster-autoscaler's `pod didn't trigger
+//! scale-up:`. It knows nothing about what a reason means; the rule table does.
 
 use std::sync::LazyLock;
 
@@ -79,70 +77,10 @@ static OLD_ITEM: LazyLock<meta::Regex> =
 pub fn warm() {
     LazyLock::force(&ANCHOR);
     LazyLock::force(&POST_FILTER);
-    LazyLock::force(&KUEUE_TOPOLOGY);
-}
-
-/// Kueue's Topology-Aware Scheduling when no domain of the topology has room, with why it left nodes out
-/// (`pkg/cache/scheduler/tas_flavor_snapshot.go`, `notFitMessage`; the reasons sorted, each `NAME: COUNT`).
-static KUEUE_TOPOLOGY: LazyLock<meta::Regex> = LazyLock::new(|| {
-    ascii(
-        r#"\btopology "[^"]*" (?:doesn't allow to fit any of \d+|allows to fit only \d+ out of \d+) (?:pod|slice)\(s\)\. Total nodes: (?P<n>\d+); excluded: (?P<reasons>[^\n]+)"#,
-    )
-});
-
-/// Kueue's exclusion reasons in the scheduler's words, so the rules that read the scheduler read them:
-/// `resource "R": n` is `n Insufficient R`, `taint "k=v:E": n` an untolerated taint, and a node selector,
-/// affinity or a missing topology label (`topologyDomain`) a node that does not match.
-fn kueue_topology(message: &str) -> Option<FitError> {
-    let mut caps = KUEUE_TOPOLOGY.create_captures();
-    KUEUE_TOPOLOGY.captures(message.as_bytes(), &mut caps);
-    let group = |name: &str| {
-        caps.get_group_by_name(name)
-            .and_then(|span| message.get(span.range()))
-    };
-    let nodes_total = group("n")?.parse().ok();
-    static REASON: LazyLock<meta::Regex> = LazyLock::new(|| {
-        ascii(
-            r#"(?:(?P<kind>resource|taint) "(?P<what>[^"]+)"|(?P<plain>nodeSelector|affinity|topologyDomain)): (?P<count>\d+)"#,
-        )
-    });
-    let reasons = group("reasons")?;
-    let mut items = Vec::new();
-    for c in REASON.captures_iter(reasons.as_bytes()) {
-        let part = |name: &str| {
-            c.get_group_by_name(name)
-                .and_then(|s| reasons.get(s.range()))
-        };
-        let reason = match (part("kind"), part("what"), part("plain")) {
-            (Some("resource"), Some(r), _) => format!("Insufficient {r}"),
-            (Some("taint"), Some(t), _) => {
-                // `key=value:Effect` or `key:Effect`, as a taint prints itself.
-                let key_value = t.rsplit_once(':').map_or(t, |(kv, _)| kv);
-                let (key, value) = key_value.split_once('=').unwrap_or((key_value, ""));
-                format!("node(s) had untolerated taint {{{key}: {value}}}")
-            }
-            (_, _, Some(_)) => "node(s) didn't match Pod's node affinity/selector".to_string(),
-            _ => continue,
-        };
-        items.push(FitItem {
-            count: part("count").and_then(|n| n.parse().ok()),
-            reason,
-        });
-    }
-    Some(FitError {
-        nodes_total,
-        items,
-        post_filter: None,
-        truncated: false,
-        overlapping: false,
-    })
 }
 
 /// Finds and splits the first FitError in `message`. `None` when the message has none.
 pub fn parse(message: &str) -> Option<FitError> {
-    if let Some(kueue) = kueue_topology(message) {
-        return Some(kueue);
-    }
     let mut caps = ANCHOR.create_captures();
     ANCHOR.captures(message.as_bytes(), &mut caps);
     let whole = caps.get_match()?;
@@ -430,34 +368,6 @@ mod tests {
         assert_eq!(items(&v), vec![(Some(4), "Insufficient nvidia.com/gpu")]);
         let ca = parse("pod didn't trigger scale-up: 2 Insufficient nvidia.com/gpu, 1 node(s) didn't match Pod's node affinity/selector").unwrap();
         assert_eq!(ca.items.len(), 2);
-    }
-
-    #[test]
-    fn kueue_topology_reasons_in_the_schedulers_words() {
-        let k = parse(r#"couldn't assign flavors to pod set main: topology "default-node-topology" doesn't allow to fit any of 1 pod(s). Total nodes: 4; excluded: resource "cpu": 3, taint "nvidia.com/gpu:NoSchedule": 1"#).unwrap();
-        assert_eq!(k.nodes_total, Some(4));
-        assert_eq!(
-            items(&k),
-            vec![
-                (Some(3), "Insufficient cpu"),
-                (Some(1), "node(s) had untolerated taint {nvidia.com/gpu: }")
-            ]
-        );
-        let k = parse(r#"topology "block" allows to fit only 2 out of 8 pod(s). Total nodes: 8; excluded: affinity: 1, nodeSelector: 2, resource "nvidia.com/gpu": 4, taint "dedicated=gpu:NoSchedule": 1"#).unwrap();
-        assert_eq!(
-            items(&k),
-            vec![
-                (Some(1), "node(s) didn't match Pod's node affinity/selector"),
-                (Some(2), "node(s) didn't match Pod's node affinity/selector"),
-                (Some(4), "Insufficient nvidia.com/gpu"),
-                (Some(1), "node(s) had untolerated taint {dedicated: gpu}")
-            ]
-        );
-        // Without the reasons (Kueue before they were added) there is nothing to split.
-        assert!(
-            parse(r#"couldn't assign flavors to pod set main: topology "default" doesn't allow to fit any of 2 pod(s)"#)
-                .is_none()
-        );
     }
 
     #[test]

@@ -149,7 +149,13 @@ pub fn join_continued<'a>(lines: &[&'a str]) -> Vec<Option<Cow<'a, str>>> {
         let mut joined = String::new();
         let mut end = i;
         for (n, l) in lines[i..].iter().enumerate() {
-            let l = if n == 0 { l.trim_end() } else { l.trim() };
+            // bash's continuation prompt (`> `) starts each further line of a terminal's copy.
+            let l = if n == 0 {
+                l.trim_end()
+            } else {
+                let l = l.trim();
+                l.strip_prefix("> ").unwrap_or(l)
+            };
             let more = continues(l);
             joined.push_str(l.strip_suffix('\\').unwrap_or(l).trim_end());
             joined.push(' ');
@@ -604,6 +610,11 @@ mod tests {
         assert_eq!(
             logs_command("$ kubectl logs p -n ns -c ctr"),
             Some(cmd("p", Some("ns"), Some("ctr"), ""))
+        );
+        let prompted = ["$ kubectl logs p \\", "> -n ns \\", "> -c ctr"];
+        assert_eq!(
+            join_continued(&prompted)[0].as_deref(),
+            Some("$ kubectl logs p -n ns -c ctr")
         );
     }
 }

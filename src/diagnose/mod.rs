@@ -484,6 +484,7 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
         whose_component_failure(c, &whose, looping, reported_unadvertised, &ctx);
         whose_shortfall_at_admission(c, reported_busy);
         whose_denial(c);
+        whose_topology_exclusions(c);
         whose_libraries(c, ev);
         whose_nvml_failure(c, ev);
         whose_cuda_check(c, ev, &ctx);
@@ -1181,7 +1182,13 @@ fn log_unexplained(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
     if d.primary != Category::Unknown || ev.pod.is_some() || ev.target.name.is_some() {
         return d;
     }
-    if ev.signals.iter().any(|s| is_passing_e2e_report(&s.message)) {
+    let whole = ev
+        .signals
+        .iter()
+        .map(|s| s.message.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    if is_passing_e2e_report(&whole) {
         return d;
     }
     // What the lines say, and each line as it was pasted: a `kubectl logs --prefix` line keeps its writer,
@@ -1894,6 +1901,40 @@ fn whose_shortfall_at_admission(c: &mut Cause, reported_busy: bool) {
         c.category = Category::Other;
     } else if is_gpu_resource(resource) && !resource.starts_with("alpha.kubernetes.io/") {
         c.category = Category::DevicePlugin;
+    }
+}
+
+/// Kueue's Topology-Aware Scheduling that finds no room (GW227) may say why it left nodes out (`excluded:
+/// resource "nvidia.com/gpu": 5, taint "k:NoSchedule": 1, nodeSelector: 2`). A node left out for a taint or
+/// for the Pods' node selector or affinity was never counted for the GPU: when no node was left out for lack
+/// of a GPU, that taint (or that selector) is what keeps the workload off the GPU nodes.
+fn whose_topology_exclusions(c: &mut Cause) {
+    if c.rule != Some("GW227") {
+        return;
+    }
+    let Some(excluded) = detail(c, "excluded").map(str::to_string) else {
+        return;
+    };
+    static RESOURCE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#"resource \\?"([^"\\]+)"#).expect("excluded resource regex")
+    });
+    if RESOURCE
+        .captures_iter(&excluded)
+        .any(|r| is_gpu_resource(&r[1]) || is_extended_resource(&r[1]))
+    {
+        return;
+    }
+    let topology = detail(c, "topology").unwrap_or("of the flavor").to_string();
+    if excluded.contains("taint ") {
+        c.category = Category::Taint;
+        c.summary = format!(
+            "the Kueue topology {topology} leaves out nodes for taints the workload does not tolerate ({excluded}), so no domain has room and Kueue does not admit it"
+        );
+    } else if excluded.contains("nodeSelector") || excluded.contains("affinity") {
+        c.category = Category::NodeAffinity;
+        c.summary = format!(
+            "the Kueue topology {topology} leaves out nodes that do not match the pods' node selector or affinity ({excluded}), so no domain has room and Kueue does not admit the workload"
+        );
     }
 }
 
@@ -3625,11 +3666,60 @@ mod tests {
         let passed = log(
             "• [SLOW TEST:297.012 seconds]\n[sig-node] NVIDIA GPU Device Plugin [Feature:GPUDevicePlugin]\nI1029 01:07:31.171986    1188 e2e_node_suite_test.go:237] Stopping node services...",
         );
-        assert_ne!(diagnose(&ev(vec![passed])).primary, Category::DevicePlugin);
+        assert_ne!(
+            diagnose(&ev(vec![passed.clone()])).primary,
+            Category::DevicePlugin
+        );
         let failed = log(
             "• Failure [297.012 seconds]\n[sig-node] NVIDIA GPU Device Plugin [Feature:GPUDevicePlugin]\nI1029 01:07:31.171986    1188 e2e_node_suite_test.go:237] Stopping node services...",
         );
-        assert_eq!(diagnose(&ev(vec![failed])).primary, Category::DevicePlugin);
+        // A spec that failed beside it, in the next record or the same one, still reads as the plugin's.
+        assert_eq!(
+            diagnose(&ev(vec![passed.clone(), failed.clone()])).primary,
+            Category::DevicePlugin
+        );
+        let both = log(&format!("{}\n{}", passed.message, failed.message));
+        assert_eq!(diagnose(&ev(vec![both])).primary, Category::DevicePlugin);
+    }
+
+    /// Kueue's Topology-Aware Scheduling (GW227) in each of its forms stays at admission; the nodes it left
+    /// out for a taint or a selector are the cause when none was left out for lack of a GPU; a quota reason
+    /// before it (Kueue joins each flavor's reason) comes first.
+    #[test]
+    fn kueue_topology_reasons_are_read_at_admission() {
+        let head = "couldn't assign flavors to pod set main: topology \"default\"";
+        for (tail, category) in [
+            (
+                " doesn't allow to fit any of 1 slice(s)",
+                Category::InsufficientResource,
+            ),
+            (
+                " doesn't allow to fit; 0/1 slice(s) fit on level cloud.com/topology-rack; 2/3 slice(s) fit on level kubernetes.io/hostname. Total nodes: 3; excluded: resource \"cpu\": 1",
+                Category::InsufficientResource,
+            ),
+            (
+                " doesn't allow to fit any of 1 pod(s). Total nodes: 4; excluded: resource \"nvidia.com/gpu\": 3, taint \"nvidia.com/gpu:NoSchedule\": 1",
+                Category::InsufficientResource,
+            ),
+            (
+                " doesn't allow to fit any of 1 pod(s). Total nodes: 4; excluded: nodeSelector: 2, resource \"cpu\": 1, taint \"key=value:NoSchedule\": 1",
+                Category::Taint,
+            ),
+            (
+                " allows to fit only 2 out of 8 pod(s). Total nodes: 8; excluded: nodeSelector: 6",
+                Category::NodeAffinity,
+            ),
+        ] {
+            let d = diagnose(&ev(vec![event("Pending", &format!("{head}{tail}"))]));
+            assert_eq!(d.causes[0].rule, Some("GW227"), "{tail}");
+            assert_eq!((d.primary, d.gate), (category, Gate::Admission), "{tail}");
+        }
+        let d = diagnose(&ev(vec![event(
+            "Pending",
+            "couldn't assign flavors to pod set main: insufficient unused quota for nvidia.com/gpu in flavor h100, 8 more needed, topology \"default\" doesn't allow to fit any of 2 pod(s)",
+        )]));
+        assert_eq!(d.causes[0].rule, Some("GW213"));
+        assert_eq!(d.primary, Category::Quota);
     }
 
     #[test]

@@ -130,6 +130,8 @@ pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
         unescape_html(input)
     };
     let input = unescaped.as_deref().unwrap_or(input);
+    let undocked = docker_log_lines(input);
+    let input = undocked.as_deref().unwrap_or(input);
     // A JSON document is read as it is (and at full speed); the rest may carry a ticket's formatting.
     let json = looks_like_json(input.trim_start());
     // A manifest's strings keep their curly quotes (a YAML string in single quotes may hold a `’`).
@@ -538,7 +540,7 @@ fn names_a_kind(v: &serde_json::Value) -> bool {
 }
 
 /// A structured log record (zap, klog's JSON format), not a Kubernetes object: no `kind`, and a `msg` or
-/// `level` of its own; or a line of Docker's `json-file` log (`{"log":"…","stream":"stderr","time":"…"}`).
+/// `level` of its own; or a line of Docker's `json-file` log that `docker_log_lines` could not take apart.
 fn is_log_record(v: &serde_json::Value) -> bool {
     v.as_object().is_some_and(|o| {
         !o.contains_key("kind")
@@ -547,6 +549,38 @@ fn is_log_record(v: &serde_json::Value) -> bool {
                 || (o.get("log").is_some_and(serde_json::Value::is_string)
                     && o.contains_key("stream")))
     })
+}
+
+/// Lines of Docker's `json-file` log (a node's container log files: `{"log":"…\n","stream":"stderr","time":"…"}`)
+/// as the lines the container wrote: Docker escapes quotes, `<`, `>` and `&` (`\u003e`) and ends each with
+/// `\n`, which no rule reads through. Other lines stay as they are.
+fn docker_log_lines(input: &str) -> Option<String> {
+    if !input.contains("{\"log\":\"") {
+        return None;
+    }
+    let mut changed = false;
+    let lines: Vec<std::borrow::Cow<'_, str>> = input
+        .lines()
+        .map(|line| {
+            let record = line
+                .trim_start()
+                .starts_with("{\"log\":\"")
+                .then(|| serde_json::from_str::<serde_json::Value>(line.trim()).ok())
+                .flatten();
+            match record.as_ref().and_then(|r| {
+                r.get("log")?
+                    .as_str()
+                    .map(|l| l.trim_end_matches(['\n', '\r']))
+            }) {
+                Some(written) => {
+                    changed = true;
+                    std::borrow::Cow::Owned(written.to_string())
+                }
+                None => std::borrow::Cow::Borrowed(line),
+            }
+        })
+        .collect();
+    changed.then(|| lines.join("\n"))
 }
 
 fn looks_like_log_json(s: &str) -> bool {
@@ -1331,8 +1365,24 @@ gpu-operator-resources nvidia-device-plugin-daemonset-4n5fm 0/1 Init: CrashLoopB
         for paste in [docker.to_string(), format!("{docker}\n{docker}\n")] {
             let (format, evs) = parse(&paste, "x").unwrap();
             assert_eq!(format, Format::Text);
-            assert!(evs[0].signals[0].message.contains("libcudart.so.12"));
+            assert!(
+                evs[0].signals[0]
+                    .message
+                    .starts_with("milvus: error while loading")
+            );
         }
+        // What Docker escapes is read as the container wrote it, and a listing after the log keeps its Pod.
+        let escaped = r#"{"log":"E0525 15:20:29.961540       1 device_state.go:776] IMEXDaemonsWithDNSNames feature requires GPU driver version \u003e= 570.158.1, but found 550.144.6\n","stream":"stderr","time":"2025-05-25T15:20:29.961612345Z"}"#;
+        let (_, evs) = parse(escaped, "x").unwrap();
+        assert!(evs[0].signals[0].message.contains("version >= 570.158.1"));
+        let listed = format!(
+            "{docker}\n\nNAME                                READY   STATUS             RESTARTS      AGE\nmilvus-standalone-6d8f7c9b5-x2v4q   0/1     CrashLoopBackOff   5 (30s ago)   4m\n"
+        );
+        let (_, evs) = parse(&listed, "x").unwrap();
+        assert_eq!(
+            evs[0].target.name.as_deref(),
+            Some("milvus-standalone-6d8f7c9b5-x2v4q")
+        );
     }
 
     #[test]

@@ -3248,7 +3248,7 @@ pub static RULES: &[Rule] = &[
         gate: G::Admission,
         looks_at: "kueue-admission Pending event on the Workload or Job, Workload status (Topology-Aware Scheduling)",
         pattern: r"couldn't assign flavors to pod set [^:]+: (?:[^\n]*?[,:]\s*)??no topology domains at level: (?P<level>[A-Za-z0-9./_-]+)",
-        summary: "no node of the Kueue flavor carries the topology label {level}, so Kueue does not admit the workload and its pods are not created",
+        summary: "no topology domain at level {level}: no Ready node that matches the Kueue flavor carries that label, so Kueue does not admit the workload and its pods are not created",
         explanation: doc!(
             "The workload asks for Topology-Aware Scheduling (a `podset-required-topology` or `podset-preferred-topology` annotation, or a flavor with a topology). Kueue places it on the domains of the level it names, built from the labels of the flavor's nodes; at that level it found none, so it keeps the Job suspended.",
             "The flavor's nodes do not carry the level's label (a cloud's block or rack label missing on that node pool, a level misspelt in the Topology), no node matches the flavor's `nodeLabels`, the nodes are cordoned or not Ready, or a node that was just provisioned has not reached Kueue's cache yet (it clears within seconds).",
@@ -3277,10 +3277,10 @@ pub static RULES: &[Rule] = &[
         category: C::InsufficientResource,
         gate: G::Admission,
         looks_at: "kueue-admission Pending event on the Workload or Job, Workload status (Topology-Aware Scheduling)",
-        pattern: r#"\btopology \\?"(?P<topology>[^"\\]+)\\?" (?:doesn't allow to fit any of|allows to fit only \d+ out of) (?P<requested>\d+) (?:pod|slice)\(s\)"#,
-        summary: "no domain of the Kueue topology {topology} has room for the {requested} pod(s) together, so Kueue does not admit the workload and its pods are not created",
+        pattern: r#"\btopology \\?"(?P<topology>[^"\\]+)\\?" (?:doesn't allow to fit any of (?P<requested>\d+) (?P<unit>pod|slice)\(s\)|allows to fit only \d+ out of (?P<requested_alt>\d+) (?P<unit_alt>pod|slice)\(s\)|doesn't allow to fit;(?:[^\n.]|\.\S)*)(?:\.\s+Total nodes: (?P<nodes>\d+); excluded: (?P<excluded>(?:[^\n"\\.]|\\?"[^"\\\n]*\\?")+))?"#,
+        summary: "no domain of the Kueue topology {topology} has room for {requested|all the} {unit|slice}(s) together, so Kueue does not admit the workload and its pods are not created",
         explanation: doc!(
-            "The workload asks for Topology-Aware Scheduling: its pods must land together within one domain of a topology level (a block, a rack, a host). Kueue sums the free capacity of each domain's nodes and found none that holds the whole pod set, so it keeps the Job suspended. Newer Kueue releases add why nodes were left out (`Total nodes: N; excluded: …`), which gpuwhy then reads like the scheduler's own message.",
+            "The workload asks for Topology-Aware Scheduling: its pods must land together within one domain of a topology level (a block, a rack, a host). Kueue sums the free capacity of each domain's nodes and found none that holds the whole pod set, so it keeps the Job suspended. Newer Kueue releases add why they left nodes out (`Total nodes: N; excluded: resource \"nvidia.com/gpu\": 5, taint \"…\": 1`): nodes left out for a taint or for the Pods' node selector were never counted for the GPU.",
             "Other workloads hold the GPUs of every domain, the pod set asks for more than any one domain has, or the level is too narrow (a host for a pod set that needs several nodes).",
             "Wait for running workloads to free a domain, request a wider level (`podset-preferred-topology` instead of required, or a higher level), or make the pod set smaller.",
         ),
