@@ -1171,9 +1171,20 @@ fn is_passing_e2e_report(text: &str) -> bool {
             .expect("ginkgo regex")
     });
     PASSED.is_match(text)
-        && !["• failure", "[failed]", "[panicked]", "[fail]", "fail!"]
-            .iter()
-            .any(|w| text.to_ascii_lowercase().contains(w))
+        && ![
+            "• failure",
+            "[failed]",
+            "[panicked]",
+            "[fail]",
+            "fail!",
+            "timeout [",
+            "•! panic",
+            "[timedout]",
+            "[interrupted]",
+            "[aborted]",
+        ]
+        .iter()
+        .any(|w| text.to_ascii_lowercase().contains(w))
 }
 
 /// A pasted log that no rule explains is still the answer when its writer is part of the GPU path (see
@@ -2068,6 +2079,8 @@ fn says_it_waits(s: &Signal) -> bool {
         s.reason.as_deref(),
         Some("Unschedulable" | "NotTriggerScaleUp" | "BackOff")
     ) || s.message.contains("pod didn't trigger scale-up")
+        // Kueue records a workload it cannot admit as a Normal `Pending` event.
+        || (s.reason.as_deref() == Some("Pending") && s.message.contains("couldn't assign flavors"))
 }
 
 /// A device plugin's log that goes on to register with the kubelet (`Registered device plugin … with Kubelet`)
@@ -3680,6 +3693,17 @@ mod tests {
         );
         let both = log(&format!("{}\n{}", passed.message, failed.message));
         assert_eq!(diagnose(&ev(vec![both])).primary, Category::DevicePlugin);
+        // Ginkgo's timed-out and panicked specs are failures too.
+        for failure in ["•... Timeout [600.001 seconds]", "•! Panic [0.012 seconds]"] {
+            let failed = log(&failed
+                .message
+                .replace("• Failure [297.012 seconds]", failure));
+            assert_eq!(
+                diagnose(&ev(vec![passed.clone(), failed])).primary,
+                Category::DevicePlugin,
+                "{failure}"
+            );
+        }
     }
 
     /// Kueue's Topology-Aware Scheduling (GW227) in each of its forms stays at admission; the nodes it left
@@ -3710,7 +3734,10 @@ mod tests {
                 Category::NodeAffinity,
             ),
         ] {
-            let d = diagnose(&ev(vec![event("Pending", &format!("{head}{tail}"))]));
+            // Kueue records it as a Normal event.
+            let mut pending = event("Pending", &format!("{head}{tail}"));
+            pending.kind = Some("Normal".into());
+            let d = diagnose(&ev(vec![pending]));
             assert_eq!(d.causes[0].rule, Some("GW227"), "{tail}");
             assert_eq!((d.primary, d.gate), (category, Gate::Admission), "{tail}");
         }
@@ -3720,6 +3747,35 @@ mod tests {
         )]));
         assert_eq!(d.causes[0].rule, Some("GW213"));
         assert_eq!(d.primary, Category::Quota);
+        // The reasons end where Kueue's list ends, not at the next field of the Workload as printed.
+        for paste in [
+            format!(
+                "    message: '{head} doesn't allow to fit any of 1 pod(s). Total nodes: 26; excluded: taint \"nvidia.com/gpu=present:NoSchedule\": 26'\n    observedGeneration: 1"
+            ),
+            format!(
+                "    Message: {head} doesn't allow to fit any of 1 pod(s). Total nodes: 4; excluded: nodeSelector: 2, taint \"key=value:NoSchedule\": 1 Observed Generation: 1 Reason: Pending"
+            ),
+        ] {
+            let d = diagnose(&ev(vec![log(&paste)]));
+            let excluded = d.causes[0].details.get("excluded").and_then(|v| v.as_str());
+            assert!(
+                excluded.is_some_and(|e| e.ends_with(": 26") || e.ends_with(": 1")),
+                "{excluded:?}"
+            );
+        }
+    }
+
+    /// Older kubelets call the runtime down for their first seconds; a node recorded Ready after it is past it.
+    #[test]
+    fn a_runtime_down_at_start_is_past_once_the_node_is_ready() {
+        let down = "Nov 22 23:43:12 suzlab1080-001 kubelet[102275]: I1122 23:43:12.583274  102275 kubelet.go:1789] skipping pod synchronization - [container runtime is down]";
+        let ready = "Nov 22 23:43:20 suzlab1080-001 kubelet[102275]: I1122 23:43:20.123456  102275 kubelet_node_status.go:486] Recording NodeReady event message for node suzlab1080-001";
+        let d = diagnose(&ev(vec![log(down)]));
+        assert_eq!(d.causes[0].rule, Some("GW542"));
+        let d = diagnose(&ev(vec![log(down), log(ready)]));
+        assert!(d.causes.iter().all(|c| c.rule != Some("GW542")));
+        let d = diagnose(&ev(vec![log(ready), log(down)]));
+        assert_eq!(d.causes[0].rule, Some("GW542"));
     }
 
     #[test]

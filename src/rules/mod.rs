@@ -955,6 +955,14 @@ mod tests {
             id(&nfd("lookup nfd-master on 10.43.0.10:53: no such host")),
             Some("GW188")
         );
+        // The kubelet's device manager that cannot dial a plugin, in 1.25+, 1.21–1.24 and older words.
+        for line in [
+            "E1125 12:40:01.992461   16582 client.go:69] \"Unable to connect to device plugin client with socket path\" err=\"failed to dial device plugin: context deadline exceeded\" path=\"/var/lib/kubelet/device-plugins/testdevice.sock\"",
+            "\"Can't create new endpoint with socket path\" err=\"failed to dial device plugin: context deadline exceeded\" path=\"/var/lib/kubelet/device-plugins/nvidia.sock\"",
+            "E0101 00:00:00.000000    1234 endpoint.go:62] Can't create new endpoint with path /var/lib/kubelet/device-plugins/nvidia.sock err failed to dial device plugin: context deadline exceeded",
+        ] {
+            assert_eq!(id(line), Some("GW189"), "{line}");
+        }
         // nvidia-ctk's refusal of the spec it built; systemd's exit line after it is no cause of its own.
         assert_eq!(
             id("nvidia-ctk: level=error msg=\"failed to write spec: invalid CDI Spec:"),

@@ -177,10 +177,12 @@ pub static WORKLOAD_REPORT: &[&str] = &[
 /// Rules that read a driver installer's log that stops short, with the lines that end a finished run: a log
 /// that reaches one of them did not stop short. The GPU Operator's driver container (GW155); GKE's installers
 /// (GW180: cos-gpu-installer, its preload, the Ubuntu and minikube installers); Kubernetes' GPU e2e test, which
-/// logs a node without GPUs on each poll until they all have them (GW185).
+/// logs a node without GPUs on each poll until they all have them (GW185); a kubelet that found its runtime down
+/// (older kubelets say so for their first seconds, before the first check) and then records the node Ready (GW542).
 pub static LOG_ENDS: &[(&str, &[&str])] = &[
     ("GW155", &["Done, now waiting for signal"]),
     ("GW185", &["GPUs exist on all schedulable"]),
+    ("GW542", &["Recording NodeReady event", "Node became ready"]),
     (
         "GW180",
         &[
@@ -2583,8 +2585,8 @@ pub static RULES: &[Rule] = &[
         name: "kubelet-cannot-dial-device-plugin",
         category: C::DevicePlugin,
         gate: G::Scheduling,
-        looks_at: "kubelet log (the device manager's client of a registering plugin)",
-        pattern: r#"\bUnable to connect to device plugin client with socket path\b(?:[^\n]*?\bpath=\\?"(?P<socket>[^"\\\s]+))?"#,
+        looks_at: "kubelet log (the device manager's client of a registering plugin; `Can't create new endpoint` before 1.25)",
+        pattern: r#"\b(?:Unable to connect to device plugin client|Can't create new endpoint) with (?:socket )?path\b(?:[^\n]*?\bpath=\\?"(?P<socket>[^"\\\s]+)| (?P<socket_alt>/\S+\.sock)\b)?"#,
         summary: "a device plugin registered with the kubelet, but the kubelet cannot connect back to {socket|its socket}, so the plugin's resource is not advertised",
         explanation: doc!(
             "A device plugin registers by calling the kubelet, giving the name of its own socket under the kubelet's device-plugins directory; the kubelet then dials that socket to list the devices. The dial failed (`failed to dial device plugin: context deadline exceeded`, or no such file), so the kubelet drops the registration and the node advertises none of the plugin's devices.",
@@ -3277,7 +3279,7 @@ pub static RULES: &[Rule] = &[
         category: C::InsufficientResource,
         gate: G::Admission,
         looks_at: "kueue-admission Pending event on the Workload or Job, Workload status (Topology-Aware Scheduling)",
-        pattern: r#"\btopology \\?"(?P<topology>[^"\\]+)\\?" (?:doesn't allow to fit any of (?P<requested>\d+) (?P<unit>pod|slice)\(s\)|allows to fit only \d+ out of (?P<requested_alt>\d+) (?P<unit_alt>pod|slice)\(s\)|doesn't allow to fit;(?:[^\n.]|\.\S)*)(?:\.\s+Total nodes: (?P<nodes>\d+); excluded: (?P<excluded>(?:[^\n"\\.]|\\?"[^"\\\n]*\\?")+))?"#,
+        pattern: r#"\btopology \\?"(?P<topology>[^"\\]+)\\?" (?:doesn't allow to fit any of (?P<requested>\d+) (?P<unit>pod|slice)\(s\)|allows to fit only \d+ out of (?P<requested_alt>\d+) (?P<unit_alt>pod|slice)\(s\)|doesn't allow to fit;(?:[^\n.]|\.\S)*)(?:\.\s+Total nodes: (?P<nodes>\d+); excluded: (?P<excluded>(?:[A-Za-z]+|(?:resource|taint) \\?"[^"\\\n]*\\?"): \d+(?:, (?:[A-Za-z]+|(?:resource|taint) \\?"[^"\\\n]*\\?"): \d+)*))?"#,
         summary: "no domain of the Kueue topology {topology} has room for {requested|all the} {unit|slice}(s) together, so Kueue does not admit the workload and its pods are not created",
         explanation: doc!(
             "The workload asks for Topology-Aware Scheduling: its pods must land together within one domain of a topology level (a block, a rack, a host). Kueue sums the free capacity of each domain's nodes and found none that holds the whole pod set, so it keeps the Job suspended. Newer Kueue releases add why they left nodes out (`Total nodes: N; excluded: resource \"nvidia.com/gpu\": 5, taint \"…\": 1`): nodes left out for a taint or for the Pods' node selector were never counted for the GPU.",
@@ -4495,7 +4497,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "nvidia-ctk cdi generate's output, the toolkit's or its CDI refresh service's log",
-        pattern: r"\bfailed to generate CDI spec(?: for mode \x22[^\x22\n]*\x22)?: (?P<why>[^\n\x22]+)|\bFailed to start (?:nvidia-cdi-refresh\.service|Refresh NVIDIA CDI specification file)\b|\bfailed to write spec: invalid CDI Spec\b",
+        pattern: r"\bfailed to generate CDI spec(?: for mode \x22[^\x22\n]*\x22)?: (?P<why>[^\n\x22]+)|\bFailed to start (?:nvidia-cdi-refresh\.service|Refresh NVIDIA CDI specification file)\b|\bfailed to write spec: (?P<why_alt>invalid CDI Spec(?:[^\n\x22\\]|\\.)*)",
         summary: "no CDI specification for the GPUs could be generated ({why|the nvidia-cdi-refresh service failed}), so a container that asks for a GPU by CDI name gets none",
         explanation: doc!(
             "With CDI, the runtime injects the GPU's device nodes and driver libraries that a CDI specification (`/etc/cdi` or `/var/run/cdi`) lists; `nvidia-ctk cdi generate` writes it from the installed driver. It failed, so the spec is missing or stale, and containers that ask for `nvidia.com/gpu=…` fail with unresolvable CDI devices (or start without the GPU).",
