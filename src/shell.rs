@@ -134,7 +134,7 @@ pub fn is_cluster_command(line: &str) -> bool {
     ) && words.len() > after_prompt + 1
 }
 
-/// Pasted lines with a command typed over several lines (`kubectl logs POD \\` then `-c ctr`) joined into its
+/// Pasted lines with a command typed over several lines (`kubectl logs POD \` then `-c ctr`) joined into its
 /// first line; the lines that continue it are `None`. Only a command line's trailing backslash continues it.
 pub fn join_continued<'a>(lines: &[&'a str]) -> Vec<Option<Cow<'a, str>>> {
     let continues = |l: &str| l.trim_end().ends_with('\\');

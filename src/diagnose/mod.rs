@@ -1204,12 +1204,7 @@ fn log_unexplained(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
     }
     // What the lines say, and each line as it was pasted: a `kubectl logs --prefix` line keeps its writer,
     // which names the component (another component's name in a writer is no word against this one).
-    let said = ev
-        .signals
-        .iter()
-        .map(|s| s.message.to_ascii_lowercase())
-        .collect::<Vec<_>>()
-        .join("\n");
+    let said = whole.to_ascii_lowercase();
     let text = ev
         .signals
         .iter()

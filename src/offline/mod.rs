@@ -132,8 +132,9 @@ pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
     let input = unescaped.as_deref().unwrap_or(input);
     let undocked = docker_log_lines(input);
     let input = undocked.as_deref().unwrap_or(input);
-    // A JSON document is read as it is (and at full speed); the rest may carry a ticket's formatting.
-    let json = looks_like_json(input.trim_start());
+    // A JSON document is read as it is (and at full speed); the rest may carry a ticket's formatting. What a
+    // container wrote to Docker's log is its output, even where it prints a JSON block (cut off or whole).
+    let json = undocked.is_none() && looks_like_json(input.trim_start());
     // A manifest's strings keep their curly quotes (a YAML string in single quotes may hold a `’`).
     let manifest = quoted_json || input.contains("apiVersion:");
     let plain = if json {
@@ -165,6 +166,9 @@ pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
     let trimmed = input.trim_start();
     // A tool's own report with no Kubernetes kind that the object readers know nothing in: its lines are text.
     let report_as_text = || Ok((Format::Text, split_by_object(read_text(input))));
+    if undocked.is_some() {
+        return Ok((Format::Text, split_by_object(read_text(input))));
+    }
     if trimmed.starts_with('{')
         && let Some(evs) = objects::read_list_json(trimmed, what)
     {
@@ -1383,6 +1387,25 @@ gpu-operator-resources nvidia-device-plugin-daemonset-4n5fm 0/1 Init: CrashLoopB
             evs[0].target.name.as_deref(),
             Some("milvus-standalone-6d8f7c9b5-x2v4q")
         );
+        // A JSON block the container printed, cut off where the paste ends or whole, is its output.
+        let config = [
+            r#"{"log":"Running with config:\n","stream":"stderr","time":"2025-05-25T15:20:29.961612345Z"}"#,
+            r#"{"log":"{\n","stream":"stderr","time":"2025-05-25T15:20:29.961612345Z"}"#,
+            r#"{"log":"  \"version\": \"v1\",\n","stream":"stderr","time":"2025-05-25T15:20:29.961612345Z"}"#,
+            r#"{"log":"  \"flags\": {\n","stream":"stderr","time":"2025-05-25T15:20:29.961612345Z"}"#,
+        ];
+        for paste in [config[1..].join("\n"), config.join("\n")] {
+            let paste = format!("{paste}\n{escaped}");
+            let (format, evs) = parse(&paste, "x").unwrap();
+            assert_eq!(format, Format::Text);
+            assert!(
+                evs[0]
+                    .signals
+                    .iter()
+                    .any(|s| s.message.contains("version >= 570.158.1"))
+            );
+            assert!(parse(&paste[..paste.len() - escaped.len()], "x").is_ok());
+        }
     }
 
     #[test]
