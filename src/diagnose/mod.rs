@@ -92,6 +92,37 @@ struct Hit<'e> {
     finding: Finding,
 }
 
+/// Whether a failure to create the Pod's sandbox was followed by a kubelet event that needs a sandbox (an
+/// image pulled for one of its containers, a container created, started or backed off): the kubelet made it
+/// since. Events are in the order the input gives them (`kubectl describe` sorts them by when they were last
+/// seen), or by their times where both have one.
+fn sandbox_made_since(ev: &Evidence, failed: &Signal) -> bool {
+    let is_sandbox_failure = failed.source == Some(SignalSource::Event)
+        && (failed.reason.as_deref() == Some("FailedCreatePodSandBox")
+            || failed.message.starts_with("Failed to create pod sandbox"));
+    if !is_sandbox_failure {
+        return false;
+    }
+    let needs_sandbox = |s: &Signal| {
+        s.source == Some(SignalSource::Event)
+            && match s.reason.as_deref() {
+                Some("Pulling" | "Pulled" | "Created" | "Started" | "BackOff") => true,
+                Some("Failed") => s.message.starts_with("Error: "),
+                _ => false,
+            }
+    };
+    let Some(at) = ev.signals.iter().position(|s| std::ptr::eq(s, failed)) else {
+        return false;
+    };
+    ev.signals.iter().enumerate().any(|(i, s)| {
+        needs_sandbox(s)
+            && match (&s.time, &failed.time) {
+                (Some(made), Some(failed)) => made > failed,
+                _ => i > at,
+            }
+    })
+}
+
 /// The Pod and container whose log a line is, when a paste holds several Pods' logs (`kubectl logs --prefix`
 /// names the writer of each line).
 fn log_writer(s: &Signal) -> Option<&str> {
@@ -237,6 +268,10 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
             .any(|s| ends.iter().any(|e| s.message.contains(e)) && same_pod(log_writer(s), writer))
     };
     hits.retain(|h| !finished(h));
+    // A sandbox the kubelet failed to create and then made (a container image pulled, a container created or
+    // started after the failure): what stopped it then (the toolkit not yet configuring containerd's `nvidia`
+    // runtime) no longer stops the Pod. A failure after the last such event stands.
+    hits.retain(|h| !sandbox_made_since(ev, h.signal));
 
     // Ollama searches for each vendor's library in turn and logs an empty result for every one it does not
     // find: an empty search means the NVIDIA libraries are missing only when it searched for them and found no
@@ -919,12 +954,14 @@ fn names_driver_dir(text: &str) -> bool {
 }
 
 /// GPU-stack components that neither advertise GPUs nor install the driver.
-const OTHER_GPU_COMPONENTS: [&str; 5] = [
+const OTHER_GPU_COMPONENTS: [&str; 6] = [
     "container-toolkit",
     "dcgm",
     "gpu-feature-discovery",
     "mig-manager",
     "gpu-operator",
+    // Intel's device plugins operator (its controller manager deploys the GPU plugin).
+    "inteldeviceplugins",
 ];
 
 /// Whether crash lines name a Pod or container (`my-server-7d9c 0/1 CrashLoopBackOff`), not only a state
@@ -999,6 +1036,7 @@ fn is_gpu_stack(name: &str) -> bool {
             "node-feature-discovery",
             "nfd-worker",
             "nfd-master",
+            "inteldeviceplugins",
         ]
         .iter()
         .any(|w| name.contains(w))
@@ -3771,6 +3809,98 @@ mod tests {
         assert!(d.causes.iter().all(|c| c.rule != Some("GW542")));
         let d = diagnose(&ev(vec![log(ready), log(down)]));
         assert_eq!(d.causes[0].rule, Some("GW542"));
+        // The kubelet that finds no runtime on its socket when it starts; not crictl's try of dockershim's.
+        let no_socket = "Oct  4 16:57:28 ip-192-168-160-221 kubelet: E1004 16:57:28.770481    8031 remote_runtime.go:86] \"Version from runtime service failed\" err=\"rpc error: code = Unavailable desc = connection error: desc = \\\"transport: Error while dialing dial unix /run/containerd/containerd.sock: connect: no such file or directory\\\"\"";
+        let d = diagnose(&ev(vec![log(no_socket)]));
+        assert_eq!(d.causes[0].rule, Some("GW542"));
+        let crictl = "E0227 00:42:42.876014 7762 remote_runtime.go:145] \"Version from runtime service failed\" err=\"rpc error: code = Unavailable desc = connection error: desc = \\\"transport: Error while dialing dial unix /var/run/dockershim.sock: connect: no such file or directory\\\"\"";
+        let d = diagnose(&ev(vec![log(crictl)]));
+        assert!(d.causes.iter().all(|c| c.rule != Some("GW542")), "{d:?}");
+    }
+
+    /// The kubelet's call for a plugin's preferred devices is unanswered only while no allocation follows it.
+    #[test]
+    fn a_preferred_allocation_call_is_answered_once_the_kubelet_allocates() {
+        let call = "Jul 30 20:39:03 ai-app-8-1-msxf kubelet[45878]: I0730 20:39:03.753013   45878 manager.go:956] \"Issuing a GetPreferredAllocation call for container\" containerName=\"neal-0729-6\" podUID=\"69e0758e-d625-4013-9258-df8b7ddf04e2\"";
+        let made = "Jul 30 19:37:03 ai-app-8-1-msxf kubelet[26361]: I0730 19:37:03.952761   26361 manager.go:819] \"Making allocation request for device plugin\" devices=[MIG-5e2f454b-6cf3-51c3-a060-0a34ba38dfe4] resourceName=\"nvidia.com/mig-3g.48gb\"";
+        let d = diagnose(&ev(vec![log(call)]));
+        assert_eq!(d.causes[0].rule, Some("GW313"));
+        assert_eq!(
+            (d.primary, d.gate),
+            (Category::DevicePlugin, Gate::DeviceAdmission)
+        );
+        let d = diagnose(&ev(vec![log(call), log(made)]));
+        assert!(d.causes.iter().all(|c| c.rule != Some("GW313")), "{d:?}");
+        let d = diagnose(&ev(vec![log(made), log(call)]));
+        assert_eq!(d.causes[0].rule, Some("GW313"));
+    }
+
+    /// A sandbox the kubelet could not create at first and made later (the toolkit had not yet given
+    /// containerd its `nvidia` runtime) is past; a failure after the last container event stands.
+    #[test]
+    fn a_sandbox_made_after_its_failure_is_past() {
+        let sandbox = || {
+            event(
+                "FailedCreatePodSandBox",
+                "Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for \"nvidia\" is configured",
+            )
+        };
+        let created = || Signal {
+            kind: Some("Normal".into()),
+            reason: Some("Created".into()),
+            message: "Created container toolkit-validation".into(),
+            source: Some(SignalSource::Event),
+            count: 4,
+            ..Default::default()
+        };
+        let hook = || {
+            event(
+                "Failed",
+                "Error: failed to create containerd task: OCI runtime create failed: container_linux.go:367: starting container process caused: process_linux.go:495: container init caused: Running hook #0:: error running hook: exit status 1, stdout: , stderr: /usr/local/nvidia/toolkit/nvidia-container-cli.real: /lib64/libc.so.6: version `GLIBC_2.27' not found (required by /usr/local/nvidia/toolkit/libnvidia-container.so.1): unknown",
+            )
+        };
+        let d = diagnose(&ev(vec![sandbox(), created(), hook()]));
+        assert_eq!(d.primary, Category::RuntimeHook, "{d:?}");
+        assert!(
+            d.causes
+                .iter()
+                .all(|c| c.category != Category::HandlerMissing)
+        );
+        // Alone before a container started, the failure no longer blocks the Pod.
+        let d = diagnose(&ev(vec![sandbox(), created()]));
+        assert!(
+            d.causes
+                .iter()
+                .all(|c| c.category != Category::HandlerMissing),
+            "{d:?}"
+        );
+        // A sandbox that fails again after the last container event (re-created after SandboxChanged) stands.
+        let d = diagnose(&ev(vec![created(), hook(), sandbox()]));
+        assert!(
+            d.causes
+                .iter()
+                .any(|c| c.category == Category::HandlerMissing),
+            "{d:?}"
+        );
+        // Times decide where both events have one, whatever the order they came in.
+        let (mut early, mut late) = (sandbox(), created());
+        early.time = Some("2022-04-01T10:00:00Z".into());
+        late.time = Some("2022-04-01T10:05:00Z".into());
+        let d = diagnose(&ev(vec![late.clone(), early.clone()]));
+        assert!(
+            d.causes
+                .iter()
+                .all(|c| c.category != Category::HandlerMissing),
+            "{d:?}"
+        );
+        early.time = Some("2022-04-01T10:09:00Z".into());
+        let d = diagnose(&ev(vec![late, early]));
+        assert!(
+            d.causes
+                .iter()
+                .any(|c| c.category == Category::HandlerMissing),
+            "{d:?}"
+        );
     }
 
     #[test]

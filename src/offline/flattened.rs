@@ -33,6 +33,7 @@ static CANDIDATE: LazyLock<Regex> = LazyLock::new(|| {
           | [a-z0-9][a-z0-9.-]*\x20+\d+/\d+\x20
           | \d{4}[/-]\d\d[/-]\d\d[T\x20]\d\d:\d\d:\d\d
           | [IWEF]\d{4}\x20\d\d:\d\d:\d\d\.\d+\x20
+          | (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\x20{1,2}\d{1,2}\x20\d\d:\d\d:\d\d\x20
           | LAST\x20SEEN\x20+TYPE\x20
           | (?:\d+[smhd]\d*[smh]?|<unknown>)\x20+(?:Normal|Warning)\x20
           | time=\x22
@@ -58,12 +59,17 @@ static RESOURCE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(?:[a-z0-9.-]+/)?[a-z0-9][A-Za-z0-9-]*:\x20+\d+[A-Za-z]*(?:\x20|$)")
         .expect("resource regex")
 });
-/// A log line's head: Go's log date, klog's header, logrus's `time="…"`, with the message after it.
+/// A log line's head: Go's log date, klog's header, logrus's `time="…"`, the journal's and syslog's date, host
+/// and writer, with the message after it.
 static LOG_HEAD: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r#"^(?:\d{4}[/-]\d\d[/-]\d\d[T\x20]\d\d:\d\d:\d\d(?:[.,]\d+)?Z?\x20+[A-Za-z\[]|[IWEF]\d{4}\x20\d\d:\d\d:\d\d\.\d+\x20|time="[^"]+"\x20+level=)"#,
+        r#"^(?:\d{4}[/-]\d\d[/-]\d\d[T\x20]\d\d:\d\d:\d\d(?:[.,]\d+)?Z?\x20+[A-Za-z\[]|[IWEF]\d{4}\x20\d\d:\d\d:\d\d\.\d+\x20|time="[^"]+"\x20+level=|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\x20{1,2}\d{1,2}\x20\d\d:\d\d:\d\d\x20\S+\x20[\w.@/-]+(?:\[\d+\])?:\x20)"#,
     )
     .expect("log head regex")
+});
+/// klog's header alone.
+static KLOG_HEAD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^[IWEF]\d{4}\x20\d\d:\d\d:\d\d\.\d+\x20").expect("klog head regex")
 });
 /// A row of `kubectl get events`: LAST SEEN, TYPE, REASON, OBJECT (`kind/name`).
 static EVENTS_ROW: LazyLock<Regex> = LazyLock::new(|| {
@@ -156,7 +162,9 @@ fn restore_line(line: &str) -> Option<String> {
             }
             (Some(0).filter(|_| run > 0), false)
         } else if (tail.starts_with("NAME") && !line[..from].ends_with("NAMESPACE"))
-            || LOG_HEAD.is_match(tail)
+            // klog's header after the journal's `host writer[pid]:` is the same line.
+            || (LOG_HEAD.is_match(tail)
+                && !(KLOG_HEAD.is_match(tail) && line[..from].ends_with(':')))
             || tail.starts_with("LAST SEEN")
             || EVENTS_ROW.is_match(tail)
             || tail.starts_with("$ kubectl")
@@ -285,6 +293,15 @@ mod tests {
             lines[3].starts_with("nvidia-operator-validator-abcde"),
             "{restored}"
         );
+    }
+
+    #[test]
+    fn a_flattened_journal_gets_its_lines_back_with_klog_headers_kept() {
+        let printed = "Jul 30 20:39:03 ai-app-8-1-msxf kubelet[45878]: I0730 20:39:03.752799   45878 topology_manager.go:212] \"Topology Admit Handler\"\nJul 30 20:39:03 ai-app-8-1-msxf kubelet[45878]: I0730 20:39:03.752952   45878 manager.go:773] \"Looking for needed resources\" needed=1 resourceName=\"nvidia.com/gpu\"\nOct  4 16:57:28 ip-192-168-160-221 kubelet: I1004 16:57:28.767625    8031 apiserver.go:42] \"Waiting for node sync before watching apiserver pods\"\nJul 30 20:39:03 ai-app-8-1-msxf kubelet[45878]: I0730 20:39:03.804129   45878 manager.go:919] ignoring container \"/system.slice/sssd-ssh.socket\"\n";
+        let restored = restore_lines(&printed.replace('\n', " ")).expect("restored");
+        let got: Vec<&str> = restored.lines().map(str::trim_end).collect();
+        let want: Vec<&str> = printed.lines().collect();
+        assert_eq!(got, want, "{restored}");
     }
 
     #[test]

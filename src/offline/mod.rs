@@ -1409,6 +1409,37 @@ gpu-operator-resources nvidia-device-plugin-daemonset-4n5fm 0/1 Init: CrashLoopB
     }
 
     #[test]
+    fn a_node_log_pasted_right_under_the_events_table_is_not_an_events_message() {
+        let paste = "Events:\n  Type    Reason     Age   From               Message\n  ----    ------     ----  ----               -------\n  Normal  Scheduled  11m   default-scheduler  Successfully assigned mck-test/neal-0729-6-68b4895fb7-6868w to ai-app-8-1-msxf\nJul 30 20:39:03 ai-app-8-1-msxf kubelet[45878]: I0730 20:39:03.752799   45878 topology_manager.go:212] \"Topology Admit Handler\"\nI0730 20:39:03.752952   45878 manager.go:773] \"Looking for needed resources\" needed=1 resourceName=\"nvidia.com/gpu\"\n";
+        let (_, evs) = parse(paste, "x").unwrap();
+        let messages: Vec<&str> = evs[0].signals.iter().map(|s| s.message.as_str()).collect();
+        assert_eq!(
+            messages[0],
+            "Successfully assigned mck-test/neal-0729-6-68b4895fb7-6868w to ai-app-8-1-msxf"
+        );
+        assert!(
+            messages[1..]
+                .iter()
+                .any(|m| m.contains("Topology Admit Handler"))
+                && messages[1..]
+                    .iter()
+                    .any(|m| m.contains("Looking for needed resources")),
+            "{messages:?}"
+        );
+        // A wrapped message's next line is still the message's.
+        let wrapped = paste.replace(
+            "Jul 30 20:39:03 ai-app-8-1-msxf kubelet[45878]: ",
+            "  and more ",
+        );
+        let (_, evs) = parse(&wrapped, "x").unwrap();
+        assert!(
+            evs[0].signals[0].message.contains("and more"),
+            "{:?}",
+            evs[0].signals
+        );
+    }
+
+    #[test]
     fn the_command_above_a_listing_is_not_a_target_of_its_own() {
         // NVIDIA/gpu-operator #961: `oc get pods` above a listing where every Pod runs or has completed.
         let paste = " oc get pods\nNAME                                       READY   STATUS      RESTARTS      AGE\ncuda-vectoradd                             0/1     Completed   0             4m24s\ngpu-operator-c9778c77c-hvxcz               1/1     Running     1             34m\n";

@@ -43,6 +43,12 @@ static JSON_PROPERTY: LazyLock<Regex> = LazyLock::new(|| {
     )
     .expect("json property")
 });
+/// A node's log line as a whole line opens it: the journal's or syslog's date, host and writer, or klog's
+/// header up to its source line.
+static LOG_AFTER_TABLE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) {1,2}\d{1,2} \d\d:\d\d:\d\d \S+ [\w.@/-]+(?:\[\d+\])?: |[EWIF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [\w.-]+:\d+\] )")
+        .expect("log after table")
+});
 /// A klog line: `I0115 20:11:29.269555 …`.
 static KLOG_LINE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^[EWIF]\d{4} \d\d:\d\d").expect("klog line"));
@@ -809,8 +815,13 @@ fn continue_row(row: Row, lines: &[&str], start: usize) -> (Signal, usize) {
             break;
         }
         let indent = next.len() - next.trim_start().len();
-        // A new top-level describe field ends the table.
-        if indent == 0 && FIELD.is_match(next) && !signal.message.is_empty() && row.indent > 0 {
+        // A new top-level describe field ends the table, and so does a node's log pasted after it (a
+        // journal line with its host and writer, or klog's header with its source line).
+        if indent == 0
+            && (FIELD.is_match(next) || LOG_AFTER_TABLE.is_match(next))
+            && !signal.message.is_empty()
+            && row.indent > 0
+        {
             break;
         }
         signal.message.push('\n');

@@ -178,11 +178,19 @@ pub static WORKLOAD_REPORT: &[&str] = &[
 /// that reaches one of them did not stop short. The GPU Operator's driver container (GW155); GKE's installers
 /// (GW180: cos-gpu-installer, its preload, the Ubuntu and minikube installers); Kubernetes' GPU e2e test, which
 /// logs a node without GPUs on each poll until they all have them (GW185); a kubelet that found its runtime down
-/// (older kubelets say so for their first seconds, before the first check) and then records the node Ready (GW542).
+/// (older kubelets say so for their first seconds, before the first check) and then records the node Ready (GW542);
+/// a kubelet that asked a device plugin for its preferred devices and then went on to allocate (GW313).
 pub static LOG_ENDS: &[(&str, &[&str])] = &[
     ("GW155", &["Done, now waiting for signal"]),
     ("GW185", &["GPUs exist on all schedulable"]),
     ("GW542", &["Recording NodeReady event", "Node became ready"]),
+    (
+        "GW313",
+        &[
+            "Making allocation request for",
+            "GetPreferredAllocation rpc failed",
+        ],
+    ),
     (
         "GW180",
         &[
@@ -670,7 +678,7 @@ pub static RULES: &[Rule] = &[
         category: C::InsufficientResource,
         gate: G::Scheduling,
         looks_at: "FailedScheduling / Unschedulable event or scheduler log from a GPU-sharing scheduler (HAMi, KAI, Volcano, Koordinator, gpushare)",
-        pattern: r"(?:node\(s\) didn't have enough resources?: |No node in the \S+ node-pool has )(?P<resource>[A-Za-z0-9./-]+)|\bNodeUnfitPod\b|\bCardInsufficient(?:Memory|Core)\b|\bCardTimeSlicingExhausted\b|\bAllocatedCardsInsufficientRequest\b|\bNodeInsufficientDevice\b|No nodes with enough resources were found|\bno enough gpu (?:cards|memory|cores?)\b|\bnot enough gpu fitted\b|request devices nums cannot exceed the total number of devices|doesn't meet the gpu request of pod|all node scores do not meet|\bInsufficient Devices\b|\bno enough \w+ devices? available\b",
+        pattern: r"(?:node\(s\) didn't have enough resources?: |No node in the \S+ node-pool has )(?P<resource>[A-Za-z0-9./-]+)|\bNodeUnfitPod\b|\bCardInsufficient(?:Memory|Core)\b|\bCardTimeSlicingExhausted\b|\bCardComputeUnitsExhausted\b|\bExclusiveDeviceAllocateConflict\b|\bNumaNotFit\b|\bAllocatedCardsInsufficientRequest\b|\bNodeInsufficientDevice\b|No nodes with enough resources were found|\bno enough gpu (?:cards|memory|cores?)\b|\bnot enough gpu fitted\b|request devices nums cannot exceed the total number of devices|doesn't meet the gpu request of pod|all node scores do not meet|\bInsufficient Devices\b|\bno enough \w+ devices? available\b",
         summary: "{count} node(s) have too little free GPU capacity for the pod, as the GPU-sharing scheduler counts it",
         explanation: doc!(
             "A GPU-sharing scheduler (HAMi, KAI, gpushare) found no node with enough free GPU units, memory or cores for the Pod.",
@@ -2331,7 +2339,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the log of GKE's driver installer DaemonSet (nvidia-driver-installer: cos-gpu-installer on Container-Optimized OS, the Ubuntu and minikube installers)",
-        pattern: r"\bChecking if this is the only cos-gpu-installer that is running\.|\bDid not find cached version, (?:building|installing) the drivers\.\.\.|\+ NVIDIA_INSTALLER_RUNFILE=NVIDIA-Linux-[\w.-]+\.run\b|\bCache file /usr/local/nvidia/\.cache found but existing versions didn't match\.",
+        pattern: r"\bChecking if this is the only cos-gpu-installer that is running\.|\bDid not find cached version, (?:building|installing) the drivers\.\.\.|\+ NVIDIA_INSTALLER_RUNFILE=NVIDIA-Linux-[\w.-]+\.run\b|\bCache file /usr/local/nvidia/\.cache found but existing versions didn't match\.|\] Running on COS build id \d|\+ LOCK_FILE=/root/tmp/cos_gpu_installer_lock\b",
         summary: "the GKE driver installer has not finished: its log stops before the driver is installed and verified, so the node advertises no GPU yet",
         explanation: doc!(
             "The ticket holds the log of the driver installer that GKE (or the container-engine-accelerators DaemonSet on Ubuntu or minikube) runs as an init container on each GPU node: it downloads the kernel sources or headers, runs NVIDIA's installer and verifies the driver. The log stops before it finishes (`Finished installing the drivers.`, `Found cached version, NOT building the drivers.`, `Updating host's ld cache... DONE.`); until then the device plugin finds no driver and the node advertises no GPU.",
@@ -3613,6 +3621,32 @@ pub static RULES: &[Rule] = &[
         example: "[memorymanager] preferred hint violates NUMA node allocation",
         example_source: "https://github.com/kubernetes/kubernetes/issues/138495",
         near_miss: "Resources cannot be allocated with Topology locality",
+    },
+    Rule {
+        id: "GW313",
+        name: "device-plugin-preferred-allocation-unanswered",
+        category: C::DevicePlugin,
+        gate: G::DeviceAdmission,
+        looks_at: "kubelet log (verbosity 4 or more)",
+        pattern: r"\bIssuing a GetPreferredAllocation call for container\b",
+        summary: "the kubelet asked the device plugin which devices to give the container and its log stops there: the plugin has not answered, and the Pod waits at admission",
+        explanation: doc!(
+            "Before it allocates devices to a container, the kubelet asks a plugin that offers it (the NVIDIA plugin does) for its preferred devices. The kubelet's log shows that call and then nothing of the allocation that follows it (`Making allocation request for device plugin`): the call has not returned. The kubelet admits Pods one at a time, so the Pod, and every Pod sent to the node after it, stays Pending with no event.",
+            "The plugin's handler hangs: NVIDIA's plugin asks NVML for the GPUs' topology, and NVML calls that hang in the driver (reported with MIG on some 570-series drivers) or on a GPU that has fallen off the bus never return.",
+            "Read the device plugin's log and run `nvidia-smi` on the node (a hang there is the driver's); restart the plugin Pod to release the kubelet, and change the driver or reset the GPU if NVML keeps hanging.",
+        ),
+        next: &[
+            PLUGIN_PODS,
+            Next {
+                command: "timeout 30 nvidia-smi; dmesg | grep -i -E 'NVRM|Xid' | tail -20",
+                place: Node,
+                why: "see whether NVML answers on the node or hangs in the driver",
+            },
+        ],
+        fix: None,
+        example: "Jul 30 20:39:03 ai-app-8-1-msxf kubelet[45878]: I0730 20:39:03.753013   45878 manager.go:956] \"Issuing a GetPreferredAllocation call for container\" containerName=\"neal-0729-6\" podUID=\"69e0758e-d625-4013-9258-df8b7ddf04e2\"",
+        example_source: "https://github.com/gqcn/johns-blog/blob/729c3f66a5a406a8a5fd6e6e18f160a184115d39/docs/docs/1000-AI%E6%8A%80%E6%9C%AF/200-AI%E5%9F%BA%E7%A1%80%E6%9E%B6%E6%9E%84/400-NVIDIA/8000-GPU%20MIG%E6%8B%86%E5%8D%A1%E5%90%8E%EF%BC%8C%E8%B0%83%E5%BA%A6%E5%88%B0%E8%AF%A5%E8%8A%82%E7%82%B9%E7%9A%84Pod%E5%81%B6%E5%8F%91Pending%E3%80%81Terminating%E7%8A%B6%E6%80%81%E9%98%BB%E5%A1%9E%E9%97%AE%E9%A2%98%E6%8E%92%E6%9F%A5.md",
+        near_miss: "Jul 30 19:37:03 ai-app-8-1-msxf kubelet[26361]: I0730 19:37:03.952761   26361 manager.go:819] \"Making allocation request for device plugin\" devices=[MIG-5e2f454b-6cf3-51c3-a060-0a34ba38dfe4] resourceName=\"nvidia.com/mig-3g.48gb\"",
     },
     Rule {
         id: "GW401",
@@ -6572,10 +6606,10 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Scheduling,
         looks_at: "kubelet log, the node's Ready condition (KubeletNotReady)",
-        pattern: r"\bcontainer runtime is down\b",
+        pattern: r#"\bcontainer runtime is down\b|\bVersion from runtime service failed\W{1,12}(?:err=\W{0,3})?rpc error: code = Unavailable desc = connection error: desc = \W{0,4}transport: Error while dialing:? dial unix (?P<socket>/(?:var/)?run/(?:k3s/)?(?:containerd|crio)/\S*?\.sock): connect: (?:no such file or directory|connection refused)"#,
         summary: "the node's kubelet finds its container runtime down, so the node is NotReady and starts no Pod; the runtime's own log says why",
         explanation: doc!(
-            "The kubelet asks the container runtime (containerd, CRI-O) for its status on every sync; it got no answer, so it marks the node NotReady (`KubeletNotReady`, `container runtime is down`) and skips every Pod's sync. No Pod starts on the node, GPU or not, and new Pods are not scheduled there.",
+            "The kubelet asks the container runtime (containerd, CRI-O) for its version when it starts and for its status on every sync; it got no answer (`Version from runtime service failed`: nothing listens on the runtime's socket), so it marks the node NotReady (`KubeletNotReady`, `container runtime is down`) and skips every Pod's sync. No Pod starts on the node, GPU or not, and new Pods are not scheduled there.",
             "The runtime's service is stopped or crash-looping, or it does not answer on the socket the kubelet is given (`--container-runtime-endpoint`). On a GPU node a runtime that fails to start after its configuration was rewritten (the NVIDIA toolkit adding its runtime to `config.toml`) is a common cause.",
             "Read the runtime's status and log on the node and fix what keeps it from starting (its configuration, its socket); the kubelet marks the node Ready again once the runtime answers.",
         ),
