@@ -94,8 +94,10 @@ struct Hit<'e> {
 
 /// Whether a failure to create the Pod's sandbox was followed by a kubelet event that needs a sandbox (an
 /// image pulled for one of its containers, a container created, started or backed off): the kubelet made it
-/// since. Events are in the order the input gives them (`kubectl describe` sorts them by when they were last
-/// seen), or by their times where both have one.
+/// since. Events with times (an EventList) are ordered by them, when both are about the same object; a
+/// `kubectl describe` table (no object column) is in the order it gives them, sorted by when each was last
+/// seen, when both come from the same node. A `kubectl get events` table, sorted by nothing of that kind,
+/// says nothing of which came last.
 fn sandbox_made_since(ev: &Evidence, failed: &Signal) -> bool {
     let is_sandbox_failure = failed.source == Some(SignalSource::Event)
         && (failed.reason.as_deref() == Some("FailedCreatePodSandBox")
@@ -117,8 +119,13 @@ fn sandbox_made_since(ev: &Evidence, failed: &Signal) -> bool {
     ev.signals.iter().enumerate().any(|(i, s)| {
         needs_sandbox(s)
             && match (&s.time, &failed.time) {
-                (Some(made), Some(failed)) => made > failed,
-                _ => i > at,
+                (Some(made), Some(at_time)) => made > at_time && s.object == failed.object,
+                _ => {
+                    i > at
+                        && s.object.is_none()
+                        && failed.object.is_none()
+                        && (s.node.is_none() || failed.node.is_none() || s.node == failed.node)
+                }
             }
     })
 }
@@ -272,6 +279,18 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
     // started after the failure): what stopped it then (the toolkit not yet configuring containerd's `nvidia`
     // runtime) no longer stops the Pod. A failure after the last such event stands.
     hits.retain(|h| !sandbox_made_since(ev, h.signal));
+    // A kubelet log that stops at its call for a plugin's preferred devices says nothing against a Pod whose
+    // containers the kubelet went on to pull, create or start (a `grep` of the log keeps only that line).
+    let admitted = ev.signals.iter().any(|s| {
+        s.source == Some(SignalSource::Event)
+            && matches!(
+                s.reason.as_deref(),
+                Some("Pulling" | "Pulled" | "Created" | "Started")
+            )
+    }) || ev.pod.as_ref().is_some_and(|p| p.any_running);
+    if admitted {
+        hits.retain(|h| h.finding.rule.id != "GW313");
+    }
 
     // Ollama searches for each vendor's library in turn and logs an empty result for every one it does not
     // find: an empty search means the NVIDIA libraries are missing only when it searched for them and found no
@@ -3813,9 +3832,29 @@ mod tests {
         let no_socket = "Oct  4 16:57:28 ip-192-168-160-221 kubelet: E1004 16:57:28.770481    8031 remote_runtime.go:86] \"Version from runtime service failed\" err=\"rpc error: code = Unavailable desc = connection error: desc = \\\"transport: Error while dialing dial unix /run/containerd/containerd.sock: connect: no such file or directory\\\"\"";
         let d = diagnose(&ev(vec![log(no_socket)]));
         assert_eq!(d.causes[0].rule, Some("GW542"));
-        let crictl = "E0227 00:42:42.876014 7762 remote_runtime.go:145] \"Version from runtime service failed\" err=\"rpc error: code = Unavailable desc = connection error: desc = \\\"transport: Error while dialing dial unix /var/run/dockershim.sock: connect: no such file or directory\\\"\"";
-        let d = diagnose(&ev(vec![log(crictl)]));
-        assert!(d.causes.iter().all(|c| c.rule != Some("GW542")), "{d:?}");
+        // crictl logs the same line when it tries its default endpoints: only the kubelet's journal says so.
+        for socket in [
+            "/var/run/dockershim.sock",
+            "/run/containerd/containerd.sock",
+        ] {
+            let crictl = format!(
+                "E0227 00:42:42.876014 7762 remote_runtime.go:145] \"Version from runtime service failed\" err=\"rpc error: code = Unavailable desc = connection error: desc = \\\"transport: Error while dialing dial unix {socket}: connect: no such file or directory\\\"\""
+            );
+            let d = diagnose(&ev(vec![log(&crictl)]));
+            assert!(d.causes.iter().all(|c| c.rule != Some("GW542")), "{d:?}");
+        }
+    }
+
+    /// GKE's installer traced from its first lines has not finished, unless nvidia-smi's table follows.
+    #[test]
+    fn a_cos_installer_log_is_finished_once_nvidia_smi_answers() {
+        let traced = "+ LOCK_FILE=/root/tmp/cos_gpu_installer_lock";
+        let table =
+            "| NVIDIA-SMI 384.111                 Driver Version: 384.111                   |";
+        let d = diagnose(&ev(vec![log(traced)]));
+        assert_eq!(d.causes[0].rule, Some("GW180"));
+        let d = diagnose(&ev(vec![log(traced), log(table)]));
+        assert!(d.causes.iter().all(|c| c.rule != Some("GW180")), "{d:?}");
     }
 
     /// The kubelet's call for a plugin's preferred devices is unanswered only while no allocation follows it.
@@ -3833,6 +3872,17 @@ mod tests {
         assert!(d.causes.iter().all(|c| c.rule != Some("GW313")), "{d:?}");
         let d = diagnose(&ev(vec![log(made), log(call)]));
         assert_eq!(d.causes[0].rule, Some("GW313"));
+        // A Pod whose container the kubelet went on to start was answered (a grep kept only the call).
+        let started = Signal {
+            kind: Some("Normal".into()),
+            reason: Some("Started".into()),
+            message: "Started container neal-0729-6".into(),
+            source: Some(SignalSource::Event),
+            count: 1,
+            ..Default::default()
+        };
+        let d = diagnose(&ev(vec![started, log(call)]));
+        assert!(d.causes.iter().all(|c| c.rule != Some("GW313")), "{d:?}");
     }
 
     /// A sandbox the kubelet could not create at first and made later (the toolkit had not yet given
@@ -3895,12 +3945,30 @@ mod tests {
         );
         early.time = Some("2022-04-01T10:09:00Z".into());
         let d = diagnose(&ev(vec![late, early]));
-        assert!(
+        let stands = |d: &Diagnosis| {
             d.causes
                 .iter()
-                .any(|c| c.category == Category::HandlerMissing),
-            "{d:?}"
-        );
+                .any(|c| c.category == Category::HandlerMissing)
+        };
+        assert!(stands(&d), "{d:?}");
+        // A `kubectl get events` table (an OBJECT column) is not in last-seen order: its rows say nothing of
+        // which came last.
+        let listed = |mut s: Signal| {
+            s.object = Some("pod/cuda-vectoradd".into());
+            s
+        };
+        let d = diagnose(&ev(vec![listed(sandbox()), listed(created())]));
+        assert!(stands(&d), "{d:?}");
+        // Nor is another node's container event in an old events table any word on this sandbox.
+        let on = |mut s: Signal, node: &str| {
+            s.node = Some(node.into());
+            s
+        };
+        let d = diagnose(&ev(vec![
+            on(sandbox(), "gpu-node-1"),
+            on(created(), "cpu-node-2"),
+        ]));
+        assert!(stands(&d), "{d:?}");
     }
 
     #[test]

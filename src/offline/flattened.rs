@@ -33,7 +33,7 @@ static CANDIDATE: LazyLock<Regex> = LazyLock::new(|| {
           | [a-z0-9][a-z0-9.-]*\x20+\d+/\d+\x20
           | \d{4}[/-]\d\d[/-]\d\d[T\x20]\d\d:\d\d:\d\d
           | [IWEF]\d{4}\x20\d\d:\d\d:\d\d\.\d+\x20
-          | (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\x20{1,2}\d{1,2}\x20\d\d:\d\d:\d\d\x20
+          | (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\x20{1,2}\d{1,2}\x20\d\d:\d\d:\d\d(?:\.\d+)?\x20
           | LAST\x20SEEN\x20+TYPE\x20
           | (?:\d+[smhd]\d*[smh]?|<unknown>)\x20+(?:Normal|Warning)\x20
           | time=\x22
@@ -63,7 +63,7 @@ static RESOURCE: LazyLock<Regex> = LazyLock::new(|| {
 /// and writer, with the message after it.
 static LOG_HEAD: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r#"^(?:\d{4}[/-]\d\d[/-]\d\d[T\x20]\d\d:\d\d:\d\d(?:[.,]\d+)?Z?\x20+[A-Za-z\[]|[IWEF]\d{4}\x20\d\d:\d\d:\d\d\.\d+\x20|time="[^"]+"\x20+level=|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\x20{1,2}\d{1,2}\x20\d\d:\d\d:\d\d\x20\S+\x20[\w.@/-]+(?:\[\d+\])?:\x20)"#,
+        r#"^(?:\d{4}[/-]\d\d[/-]\d\d[T\x20]\d\d:\d\d:\d\d(?:[.,]\d+)?Z?\x20+[A-Za-z\[]|[IWEF]\d{4}\x20\d\d:\d\d:\d\d\.\d+\x20|time="[^"]+"\x20+level=|(?:(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\x20{1,2}\d{1,2}\x20\d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\x20\S+\x20[\w.@/-]+(?:\[\d+\])?:\x20)"#,
     )
     .expect("log head regex")
 });

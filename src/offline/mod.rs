@@ -166,10 +166,11 @@ pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
     let trimmed = input.trim_start();
     // A tool's own report with no Kubernetes kind that the object readers know nothing in: its lines are text.
     let report_as_text = || Ok((Format::Text, split_by_object(read_text(input))));
-    if undocked.is_some() {
-        return Ok((Format::Text, split_by_object(read_text(input))));
-    }
-    if trimmed.starts_with('{')
+    // Docker's lines unwrapped are the container's output: the paste is read as text (its YAML, listings and
+    // quoted blocks too), never as one JSON document.
+    let document = undocked.is_none();
+    if document
+        && trimmed.starts_with('{')
         && let Some(evs) = objects::read_list_json(trimmed, what)
     {
         return match evs {
@@ -178,7 +179,7 @@ pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
             Err(e) => Err(e),
         };
     }
-    if looks_like_json(trimmed) {
+    if document && looks_like_json(trimmed) {
         return match serde_json::from_str::<serde_json::Value>(trimmed) {
             Ok(v) if is_log_record(&v) => Ok((Format::Text, vec![read_text(input)])),
             Ok(v) => {
@@ -1387,6 +1388,15 @@ gpu-operator-resources nvidia-device-plugin-daemonset-4n5fm 0/1 Init: CrashLoopB
             evs[0].target.name.as_deref(),
             Some("milvus-standalone-6d8f7c9b5-x2v4q")
         );
+        // Beside a Pod's YAML the Docker line leaves the YAML a Pod.
+        let yaml = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: cuda-vectoradd\n  namespace: default\nspec:\n  containers:\n  - name: cuda-vectoradd\n    resources:\n      limits:\n        nvidia.com/gpu: 1\nstatus:\n  phase: Pending\n  conditions:\n  - type: PodScheduled\n    status: \"False\"\n    reason: Unschedulable\n    message: '0/3 nodes are available: 3 Insufficient nvidia.com/gpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.'\n---\n";
+        let (_, evs) = parse(&format!("{yaml}{escaped}\n"), "x").unwrap();
+        assert!(
+            evs.iter()
+                .any(|e| e.target.name.as_deref() == Some("cuda-vectoradd") && e.pod.is_some()),
+            "{:?}",
+            evs.iter().map(|e| &e.target.name).collect::<Vec<_>>()
+        );
         // A JSON block the container printed, cut off where the paste ends or whole, is its output.
         let config = [
             r#"{"log":"Running with config:\n","stream":"stderr","time":"2025-05-25T15:20:29.961612345Z"}"#,
@@ -1426,14 +1436,30 @@ gpu-operator-resources nvidia-device-plugin-daemonset-4n5fm 0/1 Init: CrashLoopB
                     .any(|m| m.contains("Looking for needed resources")),
             "{messages:?}"
         );
-        // A wrapped message's next line is still the message's.
-        let wrapped = paste.replace(
-            "Jul 30 20:39:03 ai-app-8-1-msxf kubelet[45878]: ",
-            "  and more ",
+        // The journal's other date formats end it too.
+        for head in [
+            "2025-07-30T20:39:03+0800 ai-app-8-1-msxf kubelet[45878]: ",
+            "Jul 30 20:39:03.752799 ai-app-8-1-msxf kubelet[45878]: ",
+        ] {
+            let other = paste.replace("Jul 30 20:39:03 ai-app-8-1-msxf kubelet[45878]: ", head);
+            let (_, evs) = parse(&other, "x").unwrap();
+            assert!(
+                !evs[0].signals[0].message.contains("Topology"),
+                "{head}: {:?}",
+                evs[0].signals
+            );
+        }
+        // A message's next line at the margin (describe prints a message's own line breaks so) is still the
+        // message's.
+        let table = &paste[..paste.find("Jul 30").unwrap()];
+        let wrapped = format!(
+            "{table}\"Looking for needed resources\" needed=1 resourceName=\"nvidia.com/gpu\"\n"
         );
         let (_, evs) = parse(&wrapped, "x").unwrap();
         assert!(
-            evs[0].signals[0].message.contains("and more"),
+            evs[0].signals[0]
+                .message
+                .contains("\"Looking for needed resources\""),
             "{:?}",
             evs[0].signals
         );

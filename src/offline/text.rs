@@ -43,10 +43,10 @@ static JSON_PROPERTY: LazyLock<Regex> = LazyLock::new(|| {
     )
     .expect("json property")
 });
-/// A node's log line as a whole line opens it: the journal's or syslog's date, host and writer, or klog's
-/// header up to its source line.
+/// A node's log line as a whole line opens it: the journal's or syslog's date (`short`, `short-precise`,
+/// `short-iso`), host and writer, or klog's header up to its source line.
 static LOG_AFTER_TABLE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(?:(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) {1,2}\d{1,2} \d\d:\d\d:\d\d \S+ [\w.@/-]+(?:\[\d+\])?: |[EWIF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [\w.-]+:\d+\] )")
+    Regex::new(r"^(?:(?:(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) {1,2}\d{1,2} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)? \S+ [\w.@/-]+(?:\[\d+\])?: |[EWIF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [\w.-]+:\d+\] )")
         .expect("log after table")
 });
 /// A klog line: `I0115 20:11:29.269555 …`.
