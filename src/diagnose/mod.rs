@@ -2208,10 +2208,12 @@ fn is_blocking(s: &Signal) -> bool {
     }
     // A readiness probe runs in a container that has started: the workload is not serving yet (a model still
     // loading), which keeps no GPU from it.
-    if s.message.lines().filter(|l| looks_like_error(l)).all(|l| {
-        let l = l.to_ascii_lowercase();
-        l.contains("readiness probe failed") || l.contains("readiness probe errored")
-    }) && looks_like_error(&s.message)
+    if s.message.contains("eadiness probe")
+        && s.message.lines().filter(|l| looks_like_error(l)).all(|l| {
+            let l = l.to_ascii_lowercase();
+            l.contains("readiness probe failed") || l.contains("readiness probe errored")
+        })
+        && looks_like_error(&s.message)
     {
         return false;
     }
@@ -2244,9 +2246,10 @@ fn is_blocking(s: &Signal) -> bool {
 pub(crate) fn looks_like_error(text: &str) -> bool {
     // The cordon taint's key (`node.kubernetes.io/unschedulable`, in a manifest's tolerations) is a name, not the
     // scheduler's word.
-    let t = text
-        .to_ascii_lowercase()
-        .replace("kubernetes.io/unschedulable", "");
+    let mut t = text.to_ascii_lowercase();
+    if t.contains("kubernetes.io/unschedulable") {
+        t = t.replace("kubernetes.io/unschedulable", "");
+    }
     [
         "error",
         "fail",
