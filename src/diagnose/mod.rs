@@ -119,7 +119,12 @@ fn sandbox_made_since(ev: &Evidence, failed: &Signal) -> bool {
     ev.signals.iter().enumerate().any(|(i, s)| {
         needs_sandbox(s)
             && match (&s.time, &failed.time) {
-                (Some(made), Some(at_time)) => made > at_time && s.object == failed.object,
+                // To the second (`lastTimestamp` has no fraction, `eventTime` has one; the API writes UTC);
+                // within one second, the order given.
+                (Some(made), Some(at_time)) => {
+                    let second = |t: &str| t.get(..19).unwrap_or(t).to_string();
+                    s.object == failed.object && (second(made), i) > (second(at_time), at)
+                }
                 _ => {
                     i > at
                         && s.object.is_none()
@@ -3940,6 +3945,17 @@ mod tests {
         early.time = Some("2022-04-01T10:00:00Z".into());
         late.time = Some("2022-04-01T10:05:00Z".into());
         let d = diagnose(&ev(vec![late.clone(), early.clone()]));
+        assert!(
+            d.causes
+                .iter()
+                .all(|c| c.category != Category::HandlerMissing),
+            "{d:?}"
+        );
+        // `eventTime`'s fraction within the same second as a `lastTimestamp`: the order given decides.
+        let (mut fine, mut coarse) = (created(), sandbox());
+        fine.time = Some("2022-04-01T10:05:00.123456Z".into());
+        coarse.time = Some("2022-04-01T10:05:00Z".into());
+        let d = diagnose(&ev(vec![coarse, fine]));
         assert!(
             d.causes
                 .iter()
