@@ -2213,7 +2213,7 @@ fn is_blocking(s: &Signal) -> bool {
     }
     // A readiness probe runs in a container that has started: the workload is not serving yet (a model still
     // loading), which keeps no GPU from it.
-    if s.message.contains("eadiness probe")
+    if contains_ignoring_case(&s.message, "readiness probe")
         && s.message.lines().filter(|l| looks_like_error(l)).all(|l| {
             let l = l.to_ascii_lowercase();
             l.contains("readiness probe failed") || l.contains("readiness probe errored")
@@ -2246,6 +2246,13 @@ fn is_blocking(s: &Signal) -> bool {
             | SignalSource::Daemonset,
         ) => false,
     }
+}
+
+/// Whether `text` holds `word` (ASCII), in any case, without lowercasing `text`.
+fn contains_ignoring_case(text: &str, word: &str) -> bool {
+    text.as_bytes()
+        .windows(word.len())
+        .any(|w| w.eq_ignore_ascii_case(word.as_bytes()))
 }
 
 pub(crate) fn looks_like_error(text: &str) -> bool {
@@ -3723,6 +3730,15 @@ mod tests {
         );
         let d = diagnose(&ev(vec![started.clone(), probe.clone()]));
         assert_eq!(d.primary, Category::None);
+        // In any case.
+        let shouted = event(
+            "Unhealthy",
+            &probe.message.replace("Readiness probe", "READINESS PROBE"),
+        );
+        assert_eq!(
+            diagnose(&ev(vec![started.clone(), shouted])).primary,
+            Category::None
+        );
         let liveness = event(
             "Unhealthy",
             "Liveness probe failed: Get \"http://10.36.2.5:8000/health\": context deadline exceeded",
@@ -3840,6 +3856,15 @@ mod tests {
         let no_socket = "Oct  4 16:57:28 ip-192-168-160-221 kubelet: E1004 16:57:28.770481    8031 remote_runtime.go:86] \"Version from runtime service failed\" err=\"rpc error: code = Unavailable desc = connection error: desc = \\\"transport: Error while dialing dial unix /run/containerd/containerd.sock: connect: no such file or directory\\\"\"";
         let d = diagnose(&ev(vec![log(no_socket)]));
         assert_eq!(d.causes[0].rule, Some("GW542"));
+        // k3s runs the kubelet in its own process (its journal's writer is k3s), and RKE2's kubelet.log has no
+        // journal prefix: k3s's socket is no crictl default.
+        for line in [
+            "Oct 04 16:57:28 gpu-node-1 k3s[8031]: E1004 16:57:28.770481    8031 remote_runtime.go:145] \"Version from runtime service failed\" err=\"rpc error: code = Unavailable desc = connection error: desc = \\\"transport: Error while dialing dial unix /run/k3s/containerd/containerd.sock: connect: no such file or directory\\\"\"",
+            "E1004 16:57:28.770481    8031 remote_runtime.go:145] \"Version from runtime service failed\" err=\"rpc error: code = Unavailable desc = connection error: desc = \\\"transport: Error while dialing dial unix /run/k3s/containerd/containerd.sock: connect: connection refused\\\"\"",
+        ] {
+            let d = diagnose(&ev(vec![log(line)]));
+            assert_eq!(d.causes[0].rule, Some("GW542"), "{line}");
+        }
         // crictl logs the same line when it tries its default endpoints: only the kubelet's journal says so.
         for socket in [
             "/var/run/dockershim.sock",

@@ -295,9 +295,8 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_flattened_journal_gets_its_lines_back_with_klog_headers_kept() {
-        let printed = "Jul 30 20:39:03 ai-app-8-1-msxf kubelet[45878]: I0730 20:39:03.752799   45878 topology_manager.go:212] \"Topology Admit Handler\"\nJul 30 20:39:03 ai-app-8-1-msxf kubelet[45878]: I0730 20:39:03.752952   45878 manager.go:773] \"Looking for needed resources\" needed=1 resourceName=\"nvidia.com/gpu\"\nOct  4 16:57:28 ip-192-168-160-221 kubelet: I1004 16:57:28.767625    8031 apiserver.go:42] \"Waiting for node sync before watching apiserver pods\"\nJul 30 20:39:03 ai-app-8-1-msxf kubelet[45878]: I0730 20:39:03.804129   45878 manager.go:919] ignoring container \"/system.slice/sssd-ssh.socket\"\n";
+    /// Flattened onto one line, the printed lines come back as they were (indentation too).
+    fn assert_restores(printed: &str) {
         let restored = restore_lines(&printed.replace('\n', " ")).expect("restored");
         let got: Vec<&str> = restored.lines().map(str::trim_end).collect();
         let want: Vec<&str> = printed.lines().collect();
@@ -305,12 +304,15 @@ mod tests {
     }
 
     #[test]
+    fn a_flattened_journal_gets_its_lines_back_with_klog_headers_kept() {
+        let printed = "Jul 30 20:39:03 ai-app-8-1-msxf kubelet[45878]: I0730 20:39:03.752799   45878 topology_manager.go:212] \"Topology Admit Handler\"\nJul 30 20:39:03 ai-app-8-1-msxf kubelet[45878]: I0730 20:39:03.752952   45878 manager.go:773] \"Looking for needed resources\" needed=1 resourceName=\"nvidia.com/gpu\"\nOct  4 16:57:28 ip-192-168-160-221 kubelet: I1004 16:57:28.767625    8031 apiserver.go:42] \"Waiting for node sync before watching apiserver pods\"\nJul 30 20:39:03 ai-app-8-1-msxf kubelet[45878]: I0730 20:39:03.804129   45878 manager.go:919] ignoring container \"/system.slice/sssd-ssh.socket\"\n";
+        assert_restores(printed);
+    }
+
+    #[test]
     fn a_flattened_node_gets_its_resource_lines_back() {
         let printed = "Allocatable:\n  cpu:                32\n  ephemeral-storage:  194465094130\n  hugepages-1Gi:      0\n  hugepages-2Mi:      0\n  memory:             129461548Ki\n  nvidia.com/gpu:     0\n  pods:               110\n";
-        let restored = restore_lines(&printed.replace('\n', " ")).expect("restored");
-        let got: Vec<&str> = restored.lines().map(str::trim_end).collect();
-        let want: Vec<&str> = printed.lines().collect();
-        assert_eq!(got, want, "{restored}");
+        assert_restores(printed);
     }
 
     #[test]

@@ -2341,7 +2341,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the log of GKE's driver installer DaemonSet (nvidia-driver-installer: cos-gpu-installer on Container-Optimized OS, the Ubuntu and minikube installers)",
-        pattern: r"\bChecking if this is the only cos-gpu-installer that is running\.|\bDid not find cached version, (?:building|installing) the drivers\.\.\.|\+ NVIDIA_INSTALLER_RUNFILE=NVIDIA-Linux-[\w.-]+\.run\b|\bCache file /usr/local/nvidia/\.cache found but existing versions didn't match\.|\+ LOCK_FILE=/root/tmp/cos_gpu_installer_lock\b",
+        pattern: r"\bChecking if this is the only cos[-_]gpu[-_]installer that is running\.|\bDid not find cached version, (?:building|installing) the drivers\.\.\.|\+ NVIDIA_INSTALLER_RUNFILE=NVIDIA-Linux-[\w.-]+\.run\b|\bCache file /usr/local/nvidia/\.cache found but existing versions didn't match\.|\+ LOCK_FILE=/root/tmp/cos_gpu_installer_lock\b",
         summary: "the GKE driver installer has not finished: its log stops before the driver is installed and verified, so the node advertises no GPU yet",
         explanation: doc!(
             "The ticket holds the log of the driver installer that GKE (or the container-engine-accelerators DaemonSet on Ubuntu or minikube) runs as an init container on each GPU node: it downloads the kernel sources or headers, runs NVIDIA's installer and verifies the driver. The log stops before it finishes (`Finished installing the drivers.`, `Found cached version, NOT building the drivers.`, `Updating host's ld cache... DONE.`); until then the device plugin finds no driver and the node advertises no GPU.",
@@ -6608,7 +6608,7 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Scheduling,
         looks_at: "kubelet log, the node's Ready condition (KubeletNotReady)",
-        pattern: r#"\bcontainer runtime is down\b|\bkubelet(?:\[\d+\])?: [^\n]{0,60}?\bVersion from runtime service failed[^\n]{0,300}?\bdial unix (?P<socket>/(?:var/)?run/(?:k3s/)?(?:containerd|crio)/\S*?\.sock): connect: (?:no such file or directory|connection refused)"#,
+        pattern: r#"\bcontainer runtime is down\b|(?:\b(?:kubelet|k3s|rke2)(?:\[\d+\])?: [^\n]{0,60}?\bVersion from runtime service failed[^\n]{0,300}?\bdial unix (?P<socket>/(?:var/)?run/(?:k3s/)?(?:containerd|crio)/\S*?\.sock)|\bVersion from runtime service failed[^\n]{0,300}?\bdial unix (?P<socket_alt>/run/k3s/containerd/containerd\.sock)): connect: (?:no such file or directory|connection refused)"#,
         summary: "the node's kubelet finds its container runtime down, so the node is NotReady and starts no Pod; the runtime's own log says why",
         explanation: doc!(
             "The kubelet asks the container runtime (containerd, CRI-O) for its version when it starts and for its status on every sync; it got no answer (`Version from runtime service failed`: nothing listens on the runtime's socket), so it marks the node NotReady (`KubeletNotReady`, `container runtime is down`) and skips every Pod's sync. No Pod starts on the node, GPU or not, and new Pods are not scheduled there.",
