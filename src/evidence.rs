@@ -84,6 +84,10 @@ pub struct Signal {
     pub node: Option<String>,
     /// Best timestamp for ordering: series.lastObservedTime → lastTimestamp → eventTime (RFC 3339).
     pub time: Option<String>,
+    /// How long before the paste it was last seen, in seconds, from a table's age column (`LAST SEEN`, `Age`):
+    /// the order of rows that carry no time.
+    #[serde(skip)]
+    pub seen_ago: Option<u64>,
 }
 
 impl Signal {

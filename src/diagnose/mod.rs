@@ -125,6 +125,10 @@ fn sandbox_made_since(ev: &Evidence, failed: &Signal) -> bool {
                     let second = |t: &str| t.get(..19).unwrap_or(t).to_string();
                     s.object == failed.object && (second(made), i) > (second(at_time), at)
                 }
+                // A table's ages: the one seen last has the smaller age; at the same age, the order given.
+                _ if s.seen_ago.is_some() && failed.seen_ago.is_some() => {
+                    s.object == failed.object && (failed.seen_ago, i) > (s.seen_ago, at)
+                }
                 _ => {
                     i > at
                         && s.object.is_none()
@@ -4002,6 +4006,18 @@ mod tests {
             s
         };
         let d = diagnose(&ev(vec![listed(sandbox()), listed(created())]));
+        assert!(stands(&d), "{d:?}");
+        // Unless its LAST SEEN ages say: the sandbox failed 3m ago, the container was created 2m ago.
+        let aged = |mut s: Signal, ago: u64| {
+            s.seen_ago = Some(ago);
+            listed(s)
+        };
+        let d = diagnose(&ev(vec![aged(sandbox(), 180), aged(created(), 120)]));
+        assert!(!stands(&d), "{d:?}");
+        // A sandbox that still fails (4s ago) after containers made 20m ago stands, whatever the rows' order.
+        let d = diagnose(&ev(vec![aged(created(), 1200), aged(sandbox(), 4)]));
+        assert!(stands(&d), "{d:?}");
+        let d = diagnose(&ev(vec![aged(sandbox(), 4), aged(created(), 1200)]));
         assert!(stands(&d), "{d:?}");
         // Nor is another node's container event in an old events table any word on this sandbox.
         let on = |mut s: Signal, node: &str| {

@@ -230,6 +230,7 @@ impl FastEvent<'_> {
             component,
             node,
             time,
+            seen_ago: None,
             namespace: None,
         };
         let key = (!name.is_empty()).then(|| {

@@ -30,7 +30,8 @@ static FROM: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(?P<from>kubelet(?:,\s*\S+)?|[a-z][a-z0-9.-]*(?:-scheduler|-controller|-manager|-controller-manager|scheduler|kubelet|autoscaler)[a-z0-9.-]*|\{[^}]*\}|[a-z][a-z0-9-]*)(?:\s+|$)").expect("from")
 });
 static OBJECT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(?P<kind>[a-z][a-z.0-9]*)/(?P<name>[^\s/]+)\s+").expect("object")
+    Regex::new(r"^(?P<kind>[a-z][a-z.0-9]*|[A-Z][A-Za-z0-9]*)/(?P<name>[^\s/]+)\s+")
+        .expect("object")
 });
 static FIELD: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^(?P<key>[A-Z][A-Za-z -]*):\s*(?P<value>.*)$").expect("field"));
@@ -735,12 +736,17 @@ fn event_row(line: &str) -> Option<Row> {
     let mut component = None;
     let mut node = None;
     let mut object = None;
+    let mut seen_ago = None;
     if let Some(o) = OBJECT.captures(&rest) {
-        // `kubectl get events`: OBJECT then MESSAGE.
-        object = Some(format!("{}/{}", &o["kind"], &o["name"]));
+        // `kubectl get events`: LAST SEEN before the type, OBJECT then MESSAGE (`kubectl events` writes the
+        // kind as the API names it, `Pod/NAME`).
+        object = Some(format!("{}/{}", o["kind"].to_ascii_lowercase(), &o["name"]));
         rest = rest[o.get(0).map_or(0, |m| m.end())..].to_string();
+        // With `-A` the namespace comes first.
+        seen_ago = pre_trim.split_whitespace().find_map(age_seconds);
     } else {
         if let Some(a) = AGE.captures(&rest) {
+            seen_ago = age_seconds(&a["age"]);
             count = a
                 .name("n")
                 .and_then(|m| m.as_str().parse().ok())
@@ -793,6 +799,7 @@ fn event_row(line: &str) -> Option<Row> {
             component,
             node,
             time: None,
+            seen_ago,
             namespace: None,
         },
         indent,
@@ -802,6 +809,32 @@ fn event_row(line: &str) -> Option<Row> {
 fn looks_like_age_or_ns(pre: &str) -> bool {
     // `2m`, `<unknown>`, `10h (x3 over 1d)`, a namespace column, or an ISO timestamp.
     pre.split_whitespace().count() <= 6
+}
+
+/// kubectl's age (`4s`, `25m`, `3h5m`, `2d3h`, `2y`) in seconds; `None` for `<unknown>` and anything else.
+fn age_seconds(age: &str) -> Option<u64> {
+    let mut total = 0u64;
+    let mut digits = String::new();
+    for c in age.chars() {
+        if c.is_ascii_digit() {
+            digits.push(c);
+            continue;
+        }
+        let unit = match c {
+            's' => 1,
+            'm' => 60,
+            'h' => 3_600,
+            'd' => 86_400,
+            'y' => 31_536_000,
+            _ => return None,
+        };
+        total = total.checked_add(digits.parse::<u64>().ok()?.checked_mul(unit)?)?;
+        digits.clear();
+    }
+    digits
+        .is_empty()
+        .then_some(total)
+        .filter(|_| !age.is_empty())
 }
 
 /// Appends the lines that continue an event's message (wrapped rows, embedded newlines).
@@ -1213,6 +1246,32 @@ fn read_containers(block: &[&str], pod: &mut PodFacts, ev: &mut Evidence) {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn table_ages_are_read_in_seconds() {
+        for (age, secs) in [
+            ("4s", Some(4)),
+            ("25m", Some(1500)),
+            ("3h5m", Some(11_100)),
+            ("2d3h", Some(183_600)),
+            ("2y", Some(63_072_000)),
+            ("<unknown>", None),
+            ("default", None),
+            ("", None),
+            ("5", None),
+        ] {
+            assert_eq!(age_seconds(age), secs, "{age}");
+        }
+        // `kubectl events` names the kind as the API does; its LAST SEEN is the row's age.
+        let row = event_row("3m (x12 over 6m)    Warning   FailedCreatePodSandBox   Pod/cuda-vectoradd   Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for \"nvidia\" is configured").unwrap();
+        assert_eq!(row.signal.object.as_deref(), Some("pod/cuda-vectoradd"));
+        assert_eq!(row.signal.seen_ago, Some(180));
+        assert!(
+            row.signal
+                .message
+                .starts_with("Failed to create pod sandbox")
+        );
+    }
     use super::*;
 
     #[test]
