@@ -92,13 +92,23 @@ struct Hit<'e> {
     finding: Finding,
 }
 
+/// The kubelet's event that it pulled an image for, created or started one of the Pod's containers: it admitted
+/// the Pod and made its sandbox.
+fn made_containers(s: &Signal) -> bool {
+    s.source == Some(SignalSource::Event)
+        && matches!(
+            s.reason.as_deref(),
+            Some("Pulling" | "Pulled" | "Created" | "Started")
+        )
+}
+
 /// Whether a failure to create the Pod's sandbox was followed by a kubelet event that needs a sandbox (an
 /// image pulled for one of its containers, a container created, started or backed off): the kubelet made it
 /// since. Events with times (an EventList) are ordered by them, when both are about the same object; a
 /// `kubectl describe` table (no object column) is in the order it gives them, sorted by when each was last
 /// seen, when both come from the same node. A `kubectl get events` table, sorted by nothing of that kind,
 /// says nothing of which came last.
-fn sandbox_made_since(ev: &Evidence, failed: &Signal) -> bool {
+fn sandbox_made_since<'a>(ev: &'a Evidence, failed: &'a Signal) -> bool {
     let is_sandbox_failure = failed.source == Some(SignalSource::Event)
         && (failed.reason.as_deref() == Some("FailedCreatePodSandBox")
             || failed.message.starts_with("Failed to create pod sandbox"));
@@ -106,12 +116,13 @@ fn sandbox_made_since(ev: &Evidence, failed: &Signal) -> bool {
         return false;
     }
     let needs_sandbox = |s: &Signal| {
-        s.source == Some(SignalSource::Event)
-            && match s.reason.as_deref() {
-                Some("Pulling" | "Pulled" | "Created" | "Started" | "BackOff") => true,
-                Some("Failed") => s.message.starts_with("Error: "),
-                _ => false,
-            }
+        made_containers(s)
+            || s.source == Some(SignalSource::Event)
+                && match s.reason.as_deref() {
+                    Some("BackOff") => true,
+                    Some("Failed") => s.message.starts_with("Error: "),
+                    _ => false,
+                }
     };
     let Some(at) = ev.signals.iter().position(|s| std::ptr::eq(s, failed)) else {
         return false;
@@ -122,7 +133,7 @@ fn sandbox_made_since(ev: &Evidence, failed: &Signal) -> bool {
                 // To the second (`lastTimestamp` has no fraction, `eventTime` has one; the API writes UTC);
                 // within one second, the order given.
                 (Some(made), Some(at_time)) => {
-                    let second = |t: &str| t.get(..19).unwrap_or(t).to_string();
+                    let second = |t: &'a str| t.get(..19).unwrap_or(t);
                     s.object == failed.object && (second(made), i) > (second(at_time), at)
                 }
                 // A table's ages: the one seen last has the smaller age; at the same age, the order given.
@@ -290,15 +301,12 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
     hits.retain(|h| !sandbox_made_since(ev, h.signal));
     // A kubelet log that stops at its call for a plugin's preferred devices says nothing against a Pod whose
     // containers the kubelet went on to pull, create or start (a `grep` of the log keeps only that line).
-    let admitted = ev.signals.iter().any(|s| {
-        s.source == Some(SignalSource::Event)
-            && matches!(
-                s.reason.as_deref(),
-                Some("Pulling" | "Pulled" | "Created" | "Started")
-            )
-    }) || ev.pod.as_ref().is_some_and(|p| p.any_running);
-    if admitted {
-        hits.retain(|h| h.finding.rule.id != "GW313");
+    let unanswered = |h: &Hit<'_>| h.finding.rule.id == "GW313";
+    if hits.iter().any(unanswered)
+        && (ev.signals.iter().any(made_containers)
+            || ev.pod.as_ref().is_some_and(|p| p.any_running))
+    {
+        hits.retain(|h| !unanswered(h));
     }
 
     // Ollama searches for each vendor's library in turn and logs an empty result for every one it does not
@@ -1236,21 +1244,24 @@ fn is_passing_e2e_report(text: &str) -> bool {
         regex::Regex::new(r"(?m)^\s*• \[(?:SLOW TEST:)?\d+(?:\.\d+)? seconds\]")
             .expect("ginkgo regex")
     });
-    PASSED.is_match(text)
-        && ![
-            "• failure",
-            "[failed]",
-            "[panicked]",
-            "[fail]",
-            "fail!",
-            "timeout [",
-            "•! panic",
-            "[timedout]",
-            "[interrupted]",
-            "[aborted]",
-        ]
-        .iter()
-        .any(|w| text.to_ascii_lowercase().contains(w))
+    if !PASSED.is_match(text) {
+        return false;
+    }
+    let text = text.to_ascii_lowercase();
+    ![
+        "• failure",
+        "[failed]",
+        "[panicked]",
+        "[fail]",
+        "fail!",
+        "timeout [",
+        "•! panic",
+        "[timedout]",
+        "[interrupted]",
+        "[aborted]",
+    ]
+    .iter()
+    .any(|w| text.contains(w))
 }
 
 /// A pasted log that no rule explains is still the answer when its writer is part of the GPU path (see
