@@ -61,7 +61,7 @@ pub fn unix_line_ends(s: &str) -> Option<String> {
         )
     };
     // A byte scan first: an 85 MiB EventList has none of them.
-    let ascii_break = s.bytes().any(|b| matches!(b, b'\r' | 0x0b | 0x0c));
+    let ascii_break = memchr::memchr3(b'\r', 0x0b, 0x0c, s.as_bytes()).is_some();
     if !ascii_break && (s.is_ascii() || !s.contains(['\u{85}', '\u{2028}', '\u{2029}'])) {
         return None;
     }
