@@ -2123,6 +2123,10 @@ fn unchecked(primary: &Cause, ev: &Evidence) -> Option<Gap> {
             reason: format!("node allocatable was not read, so \"no node advertises {resource}\" (device plugin) and \"all of it is allocated\" cannot be told apart"),
         }),
         (Some("GW104"), None) => Some(Gap { check: "nodes".into(), reason: "the message does not name the taint and node taints were not read".into() }),
+        (Some("GW168"), None) => Some(Gap {
+            check: "nodes".into(),
+            reason: "Volcano does not name the resource that ran short and node allocatable was not read, so a GPU none can spare cannot be told from cpu or memory".into(),
+        }),
         (Some("GW401" | "GW402" | "GW403"), _) => Some(Gap {
             check: "runtime config".into(),
             reason: "the runtime's handler table lives on the node; run the node-side command to confirm".into(),
@@ -3012,7 +3016,7 @@ fn scheduling_primary(causes: &[Cause], idx: &[usize], ctx: &Context) -> Option<
         Some("GW101" | "GW102" | "GW103" | "GW104" | "GW125") => 2,
         Some("GW108" | "GW126") => 3,
         Some("GW112") => 4,
-        Some("GW105" | "GW106" | "GW107" | "GW119") => 5,
+        Some("GW105" | "GW106" | "GW107" | "GW119" | "GW168") => 5,
         _ => 6,
     };
     // Where every node lists every reason (old layouts), a GPU that no node has free is what to fix: a
@@ -3130,7 +3134,9 @@ fn scheduling_primary(causes: &[Cause], idx: &[usize], ctx: &Context) -> Option<
                     || rule(c, "GW119")
             })
         })
-        .or_else(|| find(&|c| rule(c, "GW105") || rule(c, "GW114") || rule(c, "GW120")))
+        .or_else(|| {
+            find(&|c| rule(c, "GW105") || rule(c, "GW114") || rule(c, "GW120") || rule(c, "GW168"))
+        })
         .or_else(|| find(&|c| rule(c, "GW106") || rule(c, "GW107")))
         .or_else(|| {
             let affinity = find(&|c| rule(c, "GW108"));

@@ -2017,6 +2017,36 @@ pub static RULES: &[Rule] = &[
         near_miss: "error getting device paths: error getting GPU device minor number: Unknown Error",
     },
     Rule {
+        id: "GW168",
+        name: "volcano-resource-fit-failed",
+        category: C::InsufficientResource,
+        gate: G::Scheduling,
+        looks_at: "the Volcano scheduler's FailedScheduling event or its log (`Predicates failed for task …`)",
+        pattern: r"\bnode\(s\) resource fit failed\b",
+        summary: "{count} node(s) lack room for the pod's requests: Volcano does not say which resource ran short ({resource|the GPU}, cpu or memory)",
+        explanation: doc!(
+            "Volcano's scheduler compares a task's requests with each node's idle resources (what its Pods do not already request, plus what Pods being evicted will free). On these nodes some resource the task asks for is short, and Volcano reports `node(s) resource fit failed` without naming it.",
+            "For a GPU Pod it is most often the GPU: none free on the node (another job holds it), or none advertised (the device plugin is not running there). A node with the GPU free may still lack the cpu or memory the task asks for, and a job's launcher that asks for no GPU fails the same way when the nodes it may use are full.",
+            "Compare the task's requests with each node's allocatable and what its Pods request. Volcano's scheduler logs both side by side (`Considering Task <ns/name> on node <node>: <request> vs. <idle>`): the resource whose idle is below the request is the one to free or add.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl describe nodes | grep -A8 'Allocated resources'",
+                place: Cluster,
+                why: "see how much of each resource (the GPU, cpu, memory) the nodes' Pods already request",
+            },
+            Next {
+                command: "kubectl logs -n volcano-system deploy/volcano-scheduler | grep -E 'Considering Task|fit failed'",
+                place: Cluster,
+                why: "read the task's request beside each node's idle resources (the scheduler logs them at verbosity 4, older releases at 3)",
+            },
+        ],
+        fix: None,
+        example: "Predicates failed for task <mpi-test/forty-1-worker-0> on node <_node1_>: task mpi-test/forty-1-worker-0 on node _node1_ fit failed: node(s) resource fit failed",
+        example_source: "https://github.com/volcano-sh/volcano/issues/2100",
+        near_miss: "0/3 nodes are unavailable: 3 Insufficient nvidia.com/gpu.",
+    },
+    Rule {
         id: "GW169",
         name: "nvidia-module-key-rejected",
         category: C::DevicePlugin,
