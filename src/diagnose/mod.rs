@@ -2114,6 +2114,49 @@ fn apply_verdict(v: facts::Verdict, causes: &mut Vec<Cause>, ctx: &Context) -> u
     idx
 }
 
+/// The resource a Volcano scheduler's log shows short: its `Considering Task <ns/name> on node <node>: <request>
+/// vs. <idle>` lines (verbosity 3 or 4) put a task's request beside each node's idle resources, as `name value`
+/// pairs (`<cpu 0.00, memory 0.00, nvidia.com/gpu 1000.00>`). A GPU short on some node comes first, then any
+/// other resource requested beyond what a node has idle.
+fn volcano_short_resource(signals: &[Signal]) -> Option<String> {
+    let pairs = |s: &str| -> Vec<(String, f64)> {
+        s.split(", ")
+            .filter_map(|p| {
+                let (name, value) = p.trim().rsplit_once(' ')?;
+                Some((name.to_string(), value.parse().ok()?))
+            })
+            .collect()
+    };
+    let mut short: Vec<String> = Vec::new();
+    for line in signals.iter().flat_map(|s| s.message.lines()) {
+        let Some(at) = line.find("Considering Task <") else {
+            continue;
+        };
+        let rest = &line[at..];
+        let Some((request, idle)) = rest
+            .split_once(">: <")
+            .and_then(|(_, r)| r.split_once("> vs. <"))
+        else {
+            continue;
+        };
+        let idle = pairs(idle.split_once('>').map_or(idle, |(i, _)| i));
+        for (name, want) in pairs(request) {
+            let have = idle
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map_or(0.0, |(_, v)| *v);
+            if want > 0.0 && have < want && !short.contains(&name) {
+                short.push(name);
+            }
+        }
+    }
+    short
+        .iter()
+        .find(|r| is_gpu_resource(r))
+        .or_else(|| short.first())
+        .cloned()
+}
+
 /// Says which fact would confirm the primary cause when it was not read (offline input, or a forbidden read).
 fn unchecked(primary: &Cause, ev: &Evidence) -> Option<Gap> {
     let resource = detail(primary, "resource").unwrap_or("the resource");
@@ -2457,13 +2500,15 @@ impl Context {
         if let Some(c) = pod.and_then(|p| p.containers.first().cloned()) {
             vars.insert("container", c);
         }
-        let resource = pod.and_then(|p| {
-            p.requests
-                .keys()
-                .find(|r| is_gpu_resource(r))
-                .or_else(|| p.requests.keys().find(|r| is_extended_resource(r)))
-                .cloned()
-        });
+        let resource = pod
+            .and_then(|p| {
+                p.requests
+                    .keys()
+                    .find(|r| is_gpu_resource(r))
+                    .or_else(|| p.requests.keys().find(|r| is_extended_resource(r)))
+                    .cloned()
+            })
+            .or_else(|| volcano_short_resource(&ev.signals));
         if let Some(r) = resource {
             // Under a name no rule's text uses: a rule's own `{requested}` is its message's number.
             if let Some(q) = pod.and_then(|p| p.requests.get(&r)) {
@@ -3380,6 +3425,34 @@ mod tests {
             ..Default::default()
         });
         assert_eq!(diagnose(&generic).primary, Category::Taint);
+    }
+
+    /// Volcano's fit error names no resource; its log's request-against-idle lines do (volcano-sh/volcano#474:
+    /// the P40 nodes have no GPU idle, while cpu and memory are requested at zero).
+    #[test]
+    fn a_volcano_log_names_the_resource_its_fit_error_does_not() {
+        let paste = "I1009 06:42:18.755838       1 scheduler_helper.go:49] Predicates failed for task <default/lm-mpi-job-mpiworker-0> on node <p40-3>: task default/lm-mpi-job-mpiworker-0 on node p40-3 fit failed: node(s) resource fit failed
+I1009 06:42:18.755730       1 scheduler_helper.go:44] Considering Task <default/lm-mpi-job-mpiworker-0> on node <p40-4>: <cpu 0.00, memory 0.00, nvidia.com/gpu 1000.00> vs. <cpu 54020.00, memory 132631269376.00, hugepages-1Gi 0.00, hugepages-2Mi 0.00, nvidia.com/gpu 0.00>
+I1009 06:42:18.755856       1 scheduler_helper.go:49] Predicates failed for task <default/lm-mpi-job-mpiworker-0> on node <p40-4>: task default/lm-mpi-job-mpiworker-0 on node p40-4 fit failed: node(s) resource fit failed";
+        let signals: Vec<Signal> = paste.lines().map(log).collect();
+        assert_eq!(
+            volcano_short_resource(&signals).as_deref(),
+            Some("nvidia.com/gpu")
+        );
+        let d = diagnose(&Evidence {
+            signals,
+            ..Default::default()
+        });
+        assert_eq!(d.primary, Category::InsufficientResource);
+        assert_eq!(d.causes[0].rule, Some("GW168"));
+        assert_eq!(
+            d.causes[0].details.get("resource").and_then(Value::as_str),
+            Some("nvidia.com/gpu")
+        );
+        // A node with room for the request shows nothing short: the same line with the idle resources the log's
+        // `After allocated Task … to Node <titanxp-4>: idle <…>` line gives for the node the task went to.
+        let fits = "Considering Task <default/w-0> on node <titanxp-4>: <cpu 0.00, memory 0.00, nvidia.com/gpu 1000.00> vs. <cpu 31650.00, memory 270108176384.00, nvidia.com/gpu 7000.00>";
+        assert_eq!(volcano_short_resource(&[log(fits)]), None);
     }
 
     #[test]

@@ -2023,7 +2023,7 @@ pub static RULES: &[Rule] = &[
         gate: G::Scheduling,
         looks_at: "the Volcano scheduler's FailedScheduling event or its log (`Predicates failed for task …`)",
         pattern: r"\bnode\(s\) resource fit failed\b",
-        summary: "{count} node(s) lack room for the pod's requests: Volcano does not say which resource ran short ({resource|the GPU}, cpu or memory)",
+        summary: "{count} node(s) lack room for the pod's {resource|GPU}, cpu or memory requests: Volcano's fit error does not say which",
         explanation: doc!(
             "Volcano's scheduler compares a task's requests with each node's idle resources (what its Pods do not already request, plus what Pods being evicted will free). On these nodes some resource the task asks for is short, and Volcano reports `node(s) resource fit failed` without naming it.",
             "For a GPU Pod it is most often the GPU: none free on the node (another job holds it), or none advertised (the device plugin is not running there). A node with the GPU free may still lack the cpu or memory the task asks for, and a job's launcher that asks for no GPU fails the same way when the nodes it may use are full.",
