@@ -97,7 +97,7 @@ pub(super) fn restore_lines(input: &str) -> Option<String> {
     let mut out = String::with_capacity(input.len() + 256);
     for line in input.split_inclusive('\n') {
         match (line.len() >= MIN_FLATTENED)
-            .then(|| restore_line(line))
+            .then(|| restore_line(&unquoted(line).unwrap_or_else(|| line.into())))
             .flatten()
         {
             Some(restored) => {
@@ -108,6 +108,42 @@ pub(super) fn restore_lines(input: &str) -> Option<String> {
         }
     }
     changed.then_some(out)
+}
+
+/// A markdown quote that was flattened: each lost line's `> ` is left between the line before and the run of
+/// spaces that indented it (`… Unschedulable >   Normal   …`). With the markers that stand before a run of
+/// two spaces or more, or before what opens a line, taken out (and the line's own), the line reads as an
+/// unquoted one; a `>` in a message (`request (1) > maximum capacity`) has one space after it and stays.
+/// `None` unless the line opens with a quote and three markers or more follow.
+fn unquoted(line: &str) -> Option<String> {
+    static MARKER: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\x20>(?P<run>\x20+)").expect("quote marker regex"));
+    if !line.starts_with('>') {
+        return None;
+    }
+    let lost = |m: &regex::Captures| {
+        let at = m.get(0).expect("match").start() + 2;
+        m["run"].len() >= 2
+            || CANDIDATE
+                .find(ahead(&line[at..]))
+                .is_some_and(|c| c.start() == 0)
+    };
+    let markers: Vec<usize> = MARKER
+        .captures_iter(line)
+        .filter(|m| lost(m))
+        .map(|m| m.get(0).expect("match").start() + 1)
+        .collect();
+    if markers.len() < 3 {
+        return None;
+    }
+    let mut out = String::with_capacity(line.len());
+    let mut at = 1;
+    for m in markers {
+        out.push_str(&line[at..m]);
+        at = m + 1;
+    }
+    out.push_str(&line[at..]);
+    Some(out.trim_start_matches(' ').to_string())
 }
 
 /// A lost break: where its run of spaces starts, the run's length, the indentation of the line it opens, and
@@ -293,6 +329,33 @@ mod tests {
             lines[3].starts_with("nvidia-operator-validator-abcde"),
             "{restored}"
         );
+    }
+
+    /// A quoted table flattened keeps its quote markers between the lines (volcano-sh/volcano#2633, quoted by the
+    /// maintainer); a `>` inside a message stays.
+    #[test]
+    fn a_flattened_quote_gets_its_lines_back_without_the_markers() {
+        let quoted = "> Events:\n>   Type     Reason         Age                 From     Message\n>   ----     ------         ----                ----     -------\n>   Warning  Unschedulable  18s (x12 over 29s)  volcano  1/1 tasks in gang unschedulable: pod group is not ready, 1 Pending, 1 minAvailable; Pending: 1 Unschedulable\n>   Normal   Unschedulable  17s (x13 over 29s)  volcano  resource in cluster is overused\n";
+        let restored = restore_lines(&quoted.replace('\n', " ")).expect("restored");
+        let got: Vec<&str> = restored.lines().map(str::trim_end).collect();
+        assert!(got[0].starts_with("Events:"), "{restored}");
+        assert!(!restored.contains(" > "), "{restored}");
+        assert!(
+            got.iter()
+                .any(|l| l.starts_with("  Warning  Unschedulable  18s")),
+            "{restored}"
+        );
+        assert_eq!(
+            got.last(),
+            Some(
+                &"  Normal   Unschedulable  17s (x13 over 29s)  volcano  resource in cluster is overused"
+            )
+        );
+        let kueue = format!(
+            "> couldn't assign flavors to pod set main: insufficient quota for nvidia.com/gpu in flavor cpu-any, previously considered podsets requests (0) + current podset request (1) > maximum capacity (0) {}",
+            "x ".repeat(60)
+        );
+        assert_eq!(unquoted(&kueue), None);
     }
 
     /// Flattened onto one line, the printed lines come back as they were (indentation too).

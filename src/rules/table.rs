@@ -157,6 +157,9 @@ pub static REFINES: &[(&str, &str)] = &[
     ("GW464", "GW418"),
     ("GW469", "GW418"),
     ("GW225", "GW210"),
+    ("GW191", "GW117"),
+    ("GW434", "GW151"),
+    ("GW434", "GW420"),
 ];
 
 /// Rules that read what a running workload or its node reports about itself: its program's own error (GW528),
@@ -421,7 +424,7 @@ pub static RULES: &[Rule] = &[
         category: C::NodeAffinity,
         gate: G::Scheduling,
         looks_at: "FailedScheduling event, PodScheduled condition, kubelet predicate rejection",
-        pattern: r"node\(s\) didn't match (?:Pod's )?node (?:affinity/selector|selector|affinity)|node\(s\) didn't match scheduler-enforced node affinity|\bMatchNodeSelector\b|didn't satisfy plugin(?:\(s\))? \[?NodeAffinity|Predicate NodeAffinity failed",
+        pattern: r"node\(s\) didn't match (?:Pod's )?node (?:affinity/selector|selector|affinity)|node\(s\) didn't match scheduler-enforced node affinity|\bMatchNodeSelector\b|didn't satisfy plugin(?:\(s\))? \[?NodeAffinity|Predicate NodeAffinity failed|\btask node selector does not match node labels\b",
         summary: "{count} node(s) do not match the pod's nodeSelector or required node affinity",
         explanation: doc!(
             "The Pod's `nodeSelector` or required node affinity excludes these nodes. A RuntimeClass's `scheduling.nodeSelector` is merged into the Pod at admission and shows up here too.",
@@ -1434,7 +1437,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "nvidia-smi's output on the node (or in a GPU Pod), the node's kernel log",
-        pattern: r"\bNVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver\b|\bNVRM: The NVIDIA (?P<gpu>[\w -]{2,40}?) GPU installed in this system is (?:NVRM: )?supported through the NVIDIA (?P<legacy>[\d.]+xx) Legacy drivers|\bRmInitAdapter failed!|\bOpen nvidia\.ko is only ready for use on Data Center GPUs\b|\bNVRM: The NVIDIA probe routine (?:was not called|failed) for \d+ devic|\bnvidia(?: [0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2}\.\d)?: probe (?:of \S+ |with driver nvidia )failed with error -?\d+|\bNVRM: None of the NVIDIA devices were initialized\b|\b(?:Startup|Liveness|Readiness) probe failed: No devices were found\b|\bfailed to initiali[sz]e nvml: (?:Driver Not Loaded|ERROR_DRIVER_NOT_LOADED)\b",
+        pattern: r"\bNVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver\b|\bNVRM: The NVIDIA (?P<gpu>[\w -]{2,40}?) GPU installed in this system is (?:NVRM: )?supported through the NVIDIA (?P<legacy>[\d.]+xx) Legacy drivers|\bRmInitAdapter failed!|\bOpen nvidia\.ko is only ready for use on Data Center GPUs\b|\bNVRM: The NVIDIA probe routine (?:was not called|failed) for \d+ devic|\bnvidia(?: [0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2}\.\d)?: probe (?:of \S+ |with driver nvidia )failed with error -?\d+|\bNVRM: None of the NVIDIA devices were initialized\b|\b(?:Startup|Liveness|Readiness) probe failed: No devices were found\b|\bfailed to initiali[sz]e nvml: (?:Driver Not Loaded|ERROR_DRIVER_NOT_LOADED)\b|\bis not supported by open(?:\s+(?:NVRM:\s+)?nvidia\.ko because it does not include the required GPU\b|[ \t]*(?:\n|$))|\bDirect firmware load for nvidia/[\w.]+/gsp_\w+\.bin failed with error -?\d+",
         summary: "the NVIDIA driver on the node does not answer ({gpu|the kernel module is not loaded or does not fit the GPU}), so nothing can use or advertise its GPUs",
         explanation: doc!(
             "`nvidia-smi` reaches the GPUs through the NVIDIA kernel driver; it says it could not communicate with the driver when the kernel module is not loaded, failed to bind the GPU, or does not match the user-space libraries. Without a working driver the device plugin finds no GPU to advertise, and a container given the GPU cannot use it.",
@@ -2281,7 +2284,11 @@ pub static RULES: &[Rule] = &[
         category: C::InsufficientResource,
         gate: G::Scheduling,
         looks_at: "the Volcano PodGroup's Unschedulable condition or event",
-        pattern: r"\b(?P<pending>[1-9]\d*)/(?P<tasks>\d+) tasks\s+in\s+gang\s+unschedulable:\s+pod\s+group\s+is\s+not\s+ready\b",
+        // Volcano's text on the PodGroup (`N/M tasks in gang unschedulable: pod group is not ready`; before 1.0 and in
+        // kube-batch `job is not ready`), on each task Pod (the summary alone, `pod group is not ready, N Pending, M
+        // minAvailable; Pending: K Unschedulable`), and on a task that fits while its gang does not (`Pod ns/name can
+        // possibly be assigned to node`).
+        pattern: r"\b(?P<pending>[1-9]\d*)/(?P<tasks>\d+) tasks\s+in\s+gang\s+unschedulable:\s+(?:pod\s+group|job)\s+is\s+not\s+ready\b|\bpod\s+group\s+is\s+not\s+ready,\s+\d+\s+Pending,\s+\d+\s+minAvailable;\s+Pending:\s+(?:\d+\s+\w+,\s+)*?(?P<pending_alt>[1-9]\d*)\s+Unschedulable\b|\bPod [\w.-]+/[\w.-]+ can possibly be assigned to \S",
         summary: "the Volcano scheduler holds the whole gang back: it cannot place enough of its tasks together (NotEnoughResources), so it starts none of them",
         explanation: doc!(
             "Volcano schedules a job's Pods as a gang: it binds none until it can place `minAvailable` of them at once. It cannot, so the PodGroup stays Pending or Inqueue with `NotEnoughResources`, and Pods that would fit alone wait as well.",
@@ -2649,6 +2656,66 @@ pub static RULES: &[Rule] = &[
         example: "\"Unable to connect to device plugin client with socket path\" err=\"failed to dial device plugin: context deadline exceeded\" path=\"/var/lib/kubelet/device-plugins/kubevirt-***.sock\"",
         example_source: "https://github.com/NVIDIA/kubevirt-gpu-device-plugin/pull/55",
         near_miss: "\"Got registration request from device plugin with resource\" resourceName=\"nvidia.com/***\"",
+    },
+    Rule {
+        id: "GW190",
+        name: "volcano-cluster-overused",
+        category: C::InsufficientResource,
+        gate: G::Scheduling,
+        looks_at: "the Volcano PodGroup's events, or the scheduler's log (its `overcommit` plugin)",
+        pattern: r"\bResource in cluster is overused(?:, reject job <(?P<job>[^>\s]+)> to be inqueue)?",
+        summary: "the Volcano scheduler does not admit the job to its queue: the cluster's idle resources (as its overcommit plugin counts them) are less than the job's minimum, so none of its tasks is scheduled",
+        explanation: doc!(
+            "Before Volcano schedules a job's tasks it moves the job's PodGroup from `Pending` to `Inqueue`. Its `overcommit` plugin allows that only while the resources the cluster has (times the overcommit factor, 1.2 by default) minus what running and already enqueued jobs take cover the job's `minResources`. They do not, so the PodGroup stays `Pending` and its Pods wait.",
+            "The cluster is full of other jobs; the job's `minResources` (its gang's total, GPUs included) is more than the cluster has; or PodGroups of jobs that finished still count with their `minResources` (a PodGroup left behind after its Pods were deleted).",
+            "Compare the job's PodGroup `minResources` with what the nodes have free. Delete PodGroups whose Pods have finished, wait for running jobs, lower the gang's size or requests, or add nodes; the plugin's `overcommit-factor` argument changes how far it counts past the cluster's size.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get podgroups -A -o custom-columns=NAMESPACE:.metadata.namespace,NAME:.metadata.name,PHASE:.status.phase,MINRESOURCES:.spec.minResources",
+                place: Cluster,
+                why: "see which PodGroups are Pending and which (Inqueue or left over from finished jobs) hold the cluster's resources",
+            },
+            Next {
+                command: "kubectl describe nodes | grep -A8 'Allocated resources'",
+                place: Cluster,
+                why: "see how much of each resource (the GPU, cpu, memory) the nodes have left",
+            },
+        ],
+        fix: None,
+        example: "I0811 07:17:34.064205 1 overcommit.go:114] Resource in cluster is overused, reject job <default/podgroup-a7e08473-32de-4e8f-8ab7-981c42d2e8c6> to be inqueue",
+        example_source: "https://github.com/volcano-sh/volcano/issues/2416",
+        near_miss: "1/1 tasks in gang unschedulable: pod group is not ready, 1 Pending, 1 minAvailable; Pending: 1 Undetermined",
+    },
+    Rule {
+        id: "GW191",
+        name: "coscheduling-gang-incomplete",
+        category: C::Other,
+        gate: G::Scheduling,
+        looks_at: "FailedScheduling events or the scheduler's log from a gang (co-)scheduling plugin: scheduler-plugins' Coscheduling, Koordinator's",
+        pattern: r"\bcannot find enough sibling pods, current pods number: (?P<current>\d+), minMember of group: (?P<min>\d+)|\brejected by \x22coscheduling\x22 at prefilter: less than minAvailable\b|\bgang child pod not collect enough\b",
+        summary: "the gang scheduler holds the pod until the rest of its pod group exists: {current|fewer} of the group's {min|minMember} Pods have been created",
+        explanation: doc!(
+            "A gang (co-)scheduling plugin places a PodGroup's Pods only together. Its PreFilter counts the group's Pods that exist and turns each one away while there are fewer than the group's `minMember`; the scheduler then backs off from the whole group for a few seconds (`last failed in 3s, deny`).",
+            "Pods of the group were not created: their Job, Ray or training operator is still creating them, is blocked (a ResourceQuota, an admission webhook, an invalid template), or made fewer replicas than the PodGroup's `minMember` says. It is normal for a moment while the group's Pods are created one after another (the first is tried before its siblings exist): it is the cause only when it goes on.",
+            "Count the group's Pods against its `minMember`. If some were never created, read the events of their owner (Job, RayCluster, PyTorchJob) for why; if the count is wrong, set `minMember` to the number of Pods the job makes.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get podgroups -n {namespace} -o wide",
+                place: Cluster,
+                why: "see the group's minMember, its phase and how many of its Pods run",
+            },
+            Next {
+                command: "kubectl get events -n {namespace} --field-selector reason=FailedCreate",
+                place: Cluster,
+                why: "see whether the group's owner failed to create the rest of its Pods",
+            },
+        ],
+        fix: None,
+        example: "E1116 08:24:00.746178       1 coscheduling.go:133] \x22PreFilter failed\x22 err=\x22pre-filter pod mnist-worker-0 cannot find enough sibling pods, current pods number: 1, minMember of group: 2\x22 pod=\x22kubedl/mnist-worker-0\x22",
+        example_source: "https://github.com/kubernetes-sigs/scheduler-plugins/issues/450",
+        near_miss: "E1116 08:24:00.756216       1 coscheduling.go:133] \x22PreFilter failed\x22 err=\x22pod with pgName: kubedl/mnist-worker last failed in 3s, deny\x22 pod=\x22kubedl/mnist-worker-1\x22",
     },
     Rule {
         id: "GW201",
@@ -3531,7 +3598,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::DeviceAdmission,
         looks_at: "FailedPrepareDynamicResources event",
-        pattern: r"(?:Failed to prepare dynamic resources|error preparing devices for claim [0-9a-f-]+)(?:\\?\x22 err=\\?\x22|: )(?P<inner>[^\x22\\\n]+)|\b(?P<inner_alt>requested device \S+ is already allocated to different claim [0-9a-f-]+)",
+        pattern: r"(?:Failed to prepare dynamic resources|error preparing devices for claim (?:'[^'\n]+'|[0-9a-f-]+))(?:\\?\x22 err=\\?\x22|: )(?P<inner>[^\x22\\\n]+)|\b(?P<inner_alt>requested device \S+ is already allocated to different claim [0-9a-f-]+)",
         summary: "the DRA driver failed to prepare the pod's devices: {inner}",
         explanation: doc!(
             "The kubelet asked the DRA driver to prepare the allocated devices and it failed.",
@@ -5600,6 +5667,62 @@ pub static RULES: &[Rule] = &[
         example: "[4746547.221468] nvidia-containe[2847336]: segfault at 7f6ee8000020 ip 00007f6f24ca1cf2 sp 00007f6ef7ffed60 error 6 in libc.so.6[7f6f24c28000+195000] likely on CPU 127 (core 31, socket 1)",
         example_source: "https://github.com/NVIDIA/libnvidia-container/issues/228",
         near_miss: "Running hook #0:: error running hook: exit status 1, stdout: , stderr: ",
+    },
+    Rule {
+        id: "GW470",
+        name: "ascend-dcmi-init-failed-in-container",
+        category: C::RuntimeHook,
+        gate: G::Runtime,
+        looks_at: "`npu-smi` or an Ascend (CANN) program's output in the container",
+        pattern: r"\bdcmi mod(?:ule|el) initiali[sz]e(?:d)? failed(?:, because the (?P<why>device is used))?\. ret is (?P<code>-\d+)",
+        summary: "the container cannot open its Ascend NPU: the NPU management library (DCMI) fails to initialize (ret {code})",
+        explanation: doc!(
+            "Inside the container, `npu-smi` or the CANN runtime starts the Ascend driver's management library (DCMI), which opens the NPU's device nodes and talks to the driver. It fails, so no NPU is usable there, as NVML failing is for an NVIDIA GPU.",
+            "The container was not given the NPU the way the driver needs: the device nodes (`/dev/davinciN`, `/dev/davinci_manager`, `/dev/devmm_svm`, `/dev/hisi_hdc`) or the driver's directories (`/usr/local/Ascend/driver`, `/usr/local/dcmi`) are not mounted, or the Pod did not ask for the NPU from the Ascend device plugin. `-8020` (`the device is used`) and, often, `-8005` mean another container or process holds the NPU.",
+            "Ask for the NPU through the device plugin's resource (`huawei.com/Ascend910` and the like) rather than mounting devices by hand, or mount every device node and driver directory the Ascend container guide lists; free the NPU from the container or process that holds it (`npu-smi info` on the node lists its processes).",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get pod {pod} -n {namespace} -o jsonpath='{.spec.containers[*].resources.limits}{\x22\\n\x22}'",
+                place: Cluster,
+                why: "see whether the Pod asks the device plugin for an NPU",
+            },
+            Next {
+                command: "npu-smi info; ls -l /dev/davinci* /dev/devmm_svm /dev/hisi_hdc",
+                place: Node,
+                why: "see the node's NPUs, which processes hold them, and the device nodes a container needs",
+            },
+        ],
+        fix: None,
+        example: "DrvMngGetConsoleLogLevel failed. (g_conLogLevel=3)\ndcmi module initialize failed. ret is -8005",
+        example_source: "https://github.com/vllm-project/vllm-ascend/issues/2698",
+        near_miss: "DrvMngGetConsoleLogLevel failed. (g_conLogLevel=3)",
+    },
+    Rule {
+        id: "GW471",
+        name: "compute-domain-cdi-edits-missing",
+        category: C::RuntimeHook,
+        gate: G::Runtime,
+        looks_at: "the log of NVIDIA's DRA driver's ComputeDomain daemon (`kubectl logs` of its Pod)",
+        pattern: r"\bwriteIMEXConfig failed: error parsing template file: open (?P<path>/\S*imexd\.cfg\.tmpl): no such file or directory",
+        summary: "the ComputeDomain daemon finds no IMEX config template ({path}): the CDI edits that mount it into its container did not apply, so the node's container runtime most likely does not have CDI enabled",
+        explanation: doc!(
+            "NVIDIA's DRA driver prepares a ComputeDomain's daemon through CDI: the kubelet plugin writes a CDI spec whose edits mount the IMEX configuration template and the IMEX channel into the daemon's container. The template is not there, so the edits were not applied and the daemon exits; the ComputeDomain never becomes Ready and the workload's Pods wait on their channel claims.",
+            "The container runtime does not inject CDI devices: containerd 1.7 needs `enable_cdi = true` in its CRI plugin's configuration (containerd 2.0 and CRI-O enable CDI by default), or its `cdi_spec_dirs` do not include the directory the driver writes its specs to.",
+            "Enable CDI in containerd (`enable_cdi = true` and `cdi_spec_dirs = [\"/etc/cdi\", \"/var/run/cdi\"]` under the CRI plugin), restart containerd, then delete the ComputeDomain daemon's Pods so that they are made again.",
+        ),
+        next: &[
+            Next {
+                command: "containerd config dump | grep -i -E 'enable_cdi|cdi_spec_dirs'",
+                place: Node,
+                why: "see whether containerd injects CDI devices and which spec directories it reads",
+            },
+            DESCRIBE_POD,
+        ],
+        fix: None,
+        example: "Error: writeIMEXConfig failed: error parsing template file: open /imexd/imexd.cfg.tmpl: no such file or directory",
+        example_source: "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/issues/720",
+        near_miss: "I1113 01:08:57.594698       1 main.go:210] no cliqueID: register with ComputeDomain, but do not run IMEX daemon",
     },
     Rule {
         id: "GW501",
