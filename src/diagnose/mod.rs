@@ -559,6 +559,7 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
         whose_libraries(c, ev);
         whose_nvml_failure(c, ev);
         whose_cuda_check(c, ev, &ctx);
+        whose_volcano_shortfall(c, ev);
     }
     let primary = forced.unwrap_or_else(|| pick_primary(&causes, &ctx));
     let first = causes.remove(primary);
@@ -2032,10 +2033,13 @@ fn whose_denial(c: &mut Cause) {
     if text.contains("quota") {
         c.category = Category::Quota;
     } else if c.rule == Some("GW210")
-        && (names_plugin_or_driver(&text) || text.contains("mps-control-daemon"))
+        && (names_plugin_or_driver(&text)
+            || text.contains("mps-control-daemon")
+            || (text.contains("node-feature-discovery") && text.contains("gpu-operator")))
     {
-        // What a policy refused is the GPU stack's own Pod (or its DaemonSet): the device plugin, or the MPS
-        // daemon that shares its GPUs. Until it runs, the node advertises (or shares) no GPU.
+        // What a policy refused is the GPU stack's own Pod (or its DaemonSet): the device plugin, the MPS daemon
+        // that shares its GPUs, or the GPU Operator's feature discovery, whose labels place the Operator's
+        // driver and plugin. Until it runs, the node advertises (or shares) no GPU.
         c.category = Category::DevicePlugin;
     }
 }
@@ -2114,47 +2118,105 @@ fn apply_verdict(v: facts::Verdict, causes: &mut Vec<Cause>, ctx: &Context) -> u
     idx
 }
 
-/// The resource a Volcano scheduler's log shows short: its `Considering Task <ns/name> on node <node>: <request>
-/// vs. <idle>` lines (verbosity 3 or 4) put a task's request beside each node's idle resources, as `name value`
-/// pairs (`<cpu 0.00, memory 0.00, nvidia.com/gpu 1000.00>`). A GPU short on some node comes first, then any
-/// other resource requested beyond what a node has idle.
-fn volcano_short_resource(signals: &[Signal]) -> Option<String> {
-    let pairs = |s: &str| -> Vec<(String, f64)> {
+/// What a Volcano scheduler's log shows short where its fit error names nothing: for each task and node it
+/// reports `Predicates failed for task <ns/name> on node <node>: … resource fit failed`, its `Considering Task
+/// <ns/name> on node <node>: <request> vs. <idle>` line (verbosity 3 or 4) gives the task's request beside the
+/// node's idle resources as `name value` pairs (`<cpu 0.00, memory 0.00, nvidia.com/gpu 1000.00>`). The resources
+/// short on every such node (a GPU first), with the request lines that show it.
+fn volcano_shortfall(signals: &[Signal]) -> Option<(Vec<String>, Vec<String>)> {
+    fn pairs(s: &str) -> Option<Vec<(&str, f64)>> {
         s.split(", ")
-            .filter_map(|p| {
+            .map(|p| {
                 let (name, value) = p.trim().rsplit_once(' ')?;
-                Some((name.to_string(), value.parse().ok()?))
+                let value: f64 = value.parse().ok().filter(|v: &f64| v.is_finite())?;
+                name.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"./_-".contains(&b))
+                    .then_some((name, value))
             })
             .collect()
-    };
-    let mut short: Vec<String> = Vec::new();
-    for line in signals.iter().flat_map(|s| s.message.lines()) {
-        let Some(at) = line.find("Considering Task <") else {
-            continue;
-        };
-        let rest = &line[at..];
-        let Some((request, idle)) = rest
-            .split_once(">: <")
-            .and_then(|(_, r)| r.split_once("> vs. <"))
+    }
+    // `<ns/name> on node <node>`: the task and the node a line is about.
+    fn task_node(line: &str, after: &str) -> Option<(String, String)> {
+        let rest = &line[line.find(after)? + after.len()..];
+        let (task, rest) = rest.split_once("> on node <")?;
+        let (node, _) = rest.split_once('>')?;
+        Some((task.to_string(), node.to_string()))
+    }
+    let lines = || signals.iter().flat_map(|s| s.message.lines());
+    let failed: Vec<(String, String)> = lines()
+        .filter(|l| l.contains("resource fit failed"))
+        .filter_map(|l| task_node(l, "Predicates failed for task <"))
+        .collect();
+    let mut short: Option<Vec<String>> = None;
+    let mut shown = Vec::new();
+    for line in lines() {
+        let Some(at) = task_node(line, "Considering Task <").filter(|at| failed.contains(at))
         else {
             continue;
         };
-        let idle = pairs(idle.split_once('>').map_or(idle, |(i, _)| i));
-        for (name, want) in pairs(request) {
-            let have = idle
-                .iter()
-                .find(|(n, _)| *n == name)
-                .map_or(0.0, |(_, v)| *v);
-            if want > 0.0 && have < want && !short.contains(&name) {
-                short.push(name);
-            }
+        let Some((request, idle)) = line
+            .split_once(">: <")
+            .and_then(|(_, r)| r.split_once("> vs. <"))
+            .and_then(|(request, idle)| Some((pairs(request)?, pairs(idle.split_once('>')?.0)?)))
+        else {
+            continue;
+        };
+        let here: Vec<String> = request
+            .iter()
+            .filter(|(name, want)| {
+                *want > 0.0
+                    && idle
+                        .iter()
+                        .find(|(n, _)| n == name)
+                        .map_or(0.0, |(_, v)| *v)
+                        < *want
+            })
+            .map(|(name, _)| name.to_string())
+            .collect();
+        // Only what every failed node lacks is what the task is short of.
+        short = Some(match short {
+            None => here,
+            Some(before) => before.into_iter().filter(|r| here.contains(r)).collect(),
+        });
+        if !shown.iter().any(|(n, _): &(String, String)| *n == at.1) {
+            shown.push((at.1, line.trim().to_string()));
         }
     }
-    short
+    let mut short = short.filter(|s| !s.is_empty())?;
+    short.sort_by_key(|r| !is_gpu_resource(r));
+    Some((short, shown.into_iter().map(|(_, l)| l).collect()))
+}
+
+/// Volcano's `resource fit failed` names no resource; its log's request lines may (`volcano_shortfall`).
+fn whose_volcano_shortfall(c: &mut Cause, ev: &Evidence) {
+    if c.rule != Some("GW168") {
+        return;
+    }
+    let Some((short, lines)) = volcano_shortfall(&ev.signals) else {
+        return;
+    };
+    let count = c
+        .details
+        .get("count")
+        .and_then(Value::as_u64)
+        .map_or_else(|| "some".to_string(), |n| n.to_string());
+    let names = short.join(", ");
+    c.summary = format!(
+        "{count} node(s) lack room for the pod's requests: the Volcano scheduler's log shows less {names} idle on them than the task asks for"
+    );
+    c.details
+        .insert("short".into(), Value::from(sanitize::line(&names)));
+    for line in lines
         .iter()
-        .find(|r| is_gpu_resource(r))
-        .or_else(|| short.first())
-        .cloned()
+        .take(MAX_EVIDENCE.saturating_sub(c.evidence.len()))
+    {
+        c.evidence.push(EvidenceLine {
+            source: SignalSource::Log,
+            reason: None,
+            text: sanitize::clean(line, false),
+            count: 1,
+        });
+    }
 }
 
 /// Says which fact would confirm the primary cause when it was not read (offline input, or a forbidden read).
@@ -2166,7 +2228,7 @@ fn unchecked(primary: &Cause, ev: &Evidence) -> Option<Gap> {
             reason: format!("node allocatable was not read, so \"no node advertises {resource}\" (device plugin) and \"all of it is allocated\" cannot be told apart"),
         }),
         (Some("GW104"), None) => Some(Gap { check: "nodes".into(), reason: "the message does not name the taint and node taints were not read".into() }),
-        (Some("GW168"), None) => Some(Gap {
+        (Some("GW168"), None) if !primary.details.contains_key("short") => Some(Gap {
             check: "nodes".into(),
             reason: "Volcano does not name the resource that ran short and node allocatable was not read, so a GPU none can spare cannot be told from cpu or memory".into(),
         }),
@@ -2500,15 +2562,13 @@ impl Context {
         if let Some(c) = pod.and_then(|p| p.containers.first().cloned()) {
             vars.insert("container", c);
         }
-        let resource = pod
-            .and_then(|p| {
-                p.requests
-                    .keys()
-                    .find(|r| is_gpu_resource(r))
-                    .or_else(|| p.requests.keys().find(|r| is_extended_resource(r)))
-                    .cloned()
-            })
-            .or_else(|| volcano_short_resource(&ev.signals));
+        let resource = pod.and_then(|p| {
+            p.requests
+                .keys()
+                .find(|r| is_gpu_resource(r))
+                .or_else(|| p.requests.keys().find(|r| is_extended_resource(r)))
+                .cloned()
+        });
         if let Some(r) = resource {
             // Under a name no rule's text uses: a rule's own `{requested}` is its message's number.
             if let Some(q) = pod.and_then(|p| p.requests.get(&r)) {
@@ -3428,31 +3488,67 @@ mod tests {
     }
 
     /// Volcano's fit error names no resource; its log's request-against-idle lines do (volcano-sh/volcano#474:
-    /// the P40 nodes have no GPU idle, while cpu and memory are requested at zero).
+    /// the P40 node has no GPU idle, while cpu and memory are requested at zero).
     #[test]
     fn a_volcano_log_names_the_resource_its_fit_error_does_not() {
-        let paste = "I1009 06:42:18.755838       1 scheduler_helper.go:49] Predicates failed for task <default/lm-mpi-job-mpiworker-0> on node <p40-3>: task default/lm-mpi-job-mpiworker-0 on node p40-3 fit failed: node(s) resource fit failed
-I1009 06:42:18.755730       1 scheduler_helper.go:44] Considering Task <default/lm-mpi-job-mpiworker-0> on node <p40-4>: <cpu 0.00, memory 0.00, nvidia.com/gpu 1000.00> vs. <cpu 54020.00, memory 132631269376.00, hugepages-1Gi 0.00, hugepages-2Mi 0.00, nvidia.com/gpu 0.00>
-I1009 06:42:18.755856       1 scheduler_helper.go:49] Predicates failed for task <default/lm-mpi-job-mpiworker-0> on node <p40-4>: task default/lm-mpi-job-mpiworker-0 on node p40-4 fit failed: node(s) resource fit failed";
-        let signals: Vec<Signal> = paste.lines().map(log).collect();
-        assert_eq!(
-            volcano_short_resource(&signals).as_deref(),
-            Some("nvidia.com/gpu")
-        );
+        let failed = |node: &str| {
+            format!(
+                "I1009 06:42:18.755856       1 scheduler_helper.go:49] Predicates failed for task <default/lm-mpi-job-mpiworker-0> on node <{node}>: task default/lm-mpi-job-mpiworker-0 on node {node} fit failed: node(s) resource fit failed"
+            )
+        };
+        let p40 = "I1009 06:42:18.755730       1 scheduler_helper.go:44] Considering Task <default/lm-mpi-job-mpiworker-0> on node <p40-4>: <cpu 0.00, memory 0.00, nvidia.com/gpu 1000.00> vs. <cpu 54020.00, memory 132631269376.00, hugepages-1Gi 0.00, hugepages-2Mi 0.00, nvidia.com/gpu 0.00>";
+        let signals: Vec<Signal> = [failed("p40-3"), p40.to_string(), failed("p40-4")]
+            .iter()
+            .map(|l| log(l))
+            .collect();
+        let (short, lines) = volcano_shortfall(&signals).unwrap();
+        assert_eq!(short, ["nvidia.com/gpu"]);
+        assert_eq!(lines, [p40]);
         let d = diagnose(&Evidence {
-            signals,
+            signals: signals.clone(),
             ..Default::default()
         });
         assert_eq!(d.primary, Category::InsufficientResource);
-        assert_eq!(d.causes[0].rule, Some("GW168"));
+        let c = &d.causes[0];
+        assert_eq!(c.rule, Some("GW168"));
         assert_eq!(
-            d.causes[0].details.get("resource").and_then(Value::as_str),
+            c.details.get("short").and_then(Value::as_str),
             Some("nvidia.com/gpu")
         );
-        // A node with room for the request shows nothing short: the same line with the idle resources the log's
-        // `After allocated Task … to Node <titanxp-4>: idle <…>` line gives for the node the task went to.
-        let fits = "Considering Task <default/w-0> on node <titanxp-4>: <cpu 0.00, memory 0.00, nvidia.com/gpu 1000.00> vs. <cpu 31650.00, memory 270108176384.00, nvidia.com/gpu 7000.00>";
-        assert_eq!(volcano_short_resource(&[log(fits)]), None);
+        assert!(
+            c.summary.contains("less nvidia.com/gpu idle"),
+            "{}",
+            c.summary
+        );
+        assert!(
+            c.evidence
+                .iter()
+                .any(|e| e.text.contains("Considering Task"))
+        );
+        assert!(
+            d.gaps
+                .iter()
+                .all(|g| !g.reason.contains("Volcano does not name")),
+            "{:?}",
+            d.gaps
+        );
+        // The request line of a node the task was not refused on (the one it went to: the same line with the
+        // idle resources the log's `After allocated Task … to Node <titanxp-4>: idle <…>` gives) says nothing.
+        let fits = "Considering Task <default/lm-mpi-job-mpiworker-0> on node <titanxp-4>: <cpu 0.00, memory 0.00, nvidia.com/gpu 1000.00> vs. <cpu 31650.00, memory 270108176384.00, nvidia.com/gpu 7000.00>";
+        assert_eq!(volcano_shortfall(&[log(&failed("p40-3")), log(fits)]), None);
+        // Without the request lines the fit error stays unexplained, and the gap says so.
+        let d = diagnose(&Evidence {
+            signals: vec![log(&failed("p40-3"))],
+            ..Default::default()
+        });
+        assert!(!d.causes[0].details.contains_key("short"));
+        assert!(
+            d.gaps
+                .iter()
+                .any(|g| g.reason.contains("Volcano does not name")),
+            "{:?}",
+            d.gaps
+        );
     }
 
     #[test]

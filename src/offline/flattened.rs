@@ -351,11 +351,18 @@ mod tests {
                 &"  Normal   Unschedulable  17s (x13 over 29s)  volcano  resource in cluster is overused"
             )
         );
-        let kueue = format!(
-            "> couldn't assign flavors to pod set main: insufficient quota for nvidia.com/gpu in flavor cpu-any, previously considered podsets requests (0) + current podset request (1) > maximum capacity (0) {}",
-            "x ".repeat(60)
+        // Kueue's message (a runbook's) quoted below it keeps its `>`, which has one space after it.
+        let kueue = "> couldn't assign flavors to pod set main: insufficient quota for nvidia.com/gpu in flavor cpu-any, previously considered podsets requests (0) + current podset request (1) > maximum capacity (0)\n";
+        let both = format!("{quoted}{kueue}").replace('\n', " ");
+        let restored = unquoted(&both).expect("unquoted");
+        assert!(
+            restored.contains("current podset request (1) > maximum capacity (0)"),
+            "{restored}"
         );
-        assert_eq!(unquoted(&kueue), None);
+        // The markers before the table's lines are gone (a line of prose keeps its own: nothing says it opens one).
+        assert!(!restored.contains(" >   "), "{restored}");
+        // Alone, with no marker before a line's start, it is no flattened quote.
+        assert_eq!(unquoted(&kueue.replace('\n', " ")), None);
     }
 
     /// Flattened onto one line, the printed lines come back as they were (indentation too).

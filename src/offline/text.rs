@@ -36,7 +36,7 @@ static OBJECT: LazyLock<Regex> = LazyLock::new(|| {
 static FIELD: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^(?P<key>[A-Z][A-Za-z -]*):\s*(?P<value>.*)$").expect("field"));
 static RECORD_START: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"^\s*(?:[-*>]\s+)?`?(?:pod didn't trigger|\d{4}-\d\d-\d\d[T ]|[A-Z][a-z]{2} +\d+ \d\d:\d\d|[EWIF]\d{4} |time=|level=|kubelet\[|containerd\[|Warning\b|Normal\b|Error\b|error:|Failed\b|failed to|0/\d+ nodes|no nodes available|pods? "|Pod "|spec\.|status:|message:|reason:|note:|\{|[Bb]ack-off |Allocate failed|Node didn't|nvidia-container-cli:|Events:|Name:|\$ |[\w.-]+@[\w.-]+:[^\s$#]*[$#] )"#).expect("record")
+    Regex::new(r#"^\s*(?:[-*>]\s+)?`?(?:pod didn't trigger|\d{4}-\d\d-\d\d[T ]|\d{4}/\d\d/\d\d \d\d:\d\d:\d\d|[A-Z][a-z]{2} +\d+ \d\d:\d\d|[EWIF]\d{4} |time=|level=|kubelet\[|containerd\[|Warning\b|Normal\b|Error\b|error:|Failed\b|failed to|0/\d+ nodes|no nodes available|pods? "|Pod "|spec\.|status:|message:|reason:|note:|\{|[Bb]ack-off |Allocate failed|Node didn't|nvidia-container-cli:|Events:|Name:|\$ |[\w.-]+@[\w.-]+:[^\s$#]*[$#] )"#).expect("record")
 });
 static JSON_PROPERTY: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
@@ -1400,6 +1400,22 @@ mod tests {
             ev.target.name.as_deref(),
             Some("nvidia-device-plugin-daemonset-h9kxw")
         );
+    }
+
+    /// Go's standard log dates its lines `2018/02/27 16:43:50` (the device plugin's before klog): such a line
+    /// opens a record, not a continuation of the scheduler's message above it (NVIDIA/k8s-device-plugin#33).
+    #[test]
+    fn a_go_log_line_opens_its_own_record() {
+        let ev = read(
+            "0/1 nodes are available: 1 Insufficient nvidia.com/gpu.\n2018/02/27 16:43:50 Warning: GPU with UUID GPU-edae6d5d-6698-fb8d-2c6b-2a791224f089 is too old to support healtchecking with error: %!s(MISSING). Marking it unhealthy",
+        );
+        assert_eq!(ev.signals.len(), 2, "{:?}", ev.signals);
+        assert!(ev.signals[1].message.contains("Marking it unhealthy"));
+        assert!(!ev.signals[0].message.contains("2018/02/27"));
+        // The plugin's log says why the node has no GPU to give.
+        let d = crate::diagnose::diagnose(&ev);
+        assert_eq!(d.primary, crate::rules::Category::DevicePlugin);
+        assert_eq!(d.causes[0].rule, Some("GW123"));
     }
 
     #[test]

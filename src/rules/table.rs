@@ -1437,7 +1437,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "nvidia-smi's output on the node (or in a GPU Pod), the node's kernel log",
-        pattern: r"\bNVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver\b|\bNVRM: The NVIDIA (?P<gpu>[\w -]{2,40}?) GPU installed in this system is (?:NVRM: )?supported through the NVIDIA (?P<legacy>[\d.]+xx) Legacy drivers|\bRmInitAdapter failed!|\bOpen nvidia\.ko is only ready for use on Data Center GPUs\b|\bNVRM: The NVIDIA probe routine (?:was not called|failed) for \d+ devic|\bnvidia(?: [0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2}\.\d)?: probe (?:of \S+ |with driver nvidia )failed with error -?\d+|\bNVRM: None of the NVIDIA devices were initialized\b|\b(?:Startup|Liveness|Readiness) probe failed: No devices were found\b|\bfailed to initiali[sz]e nvml: (?:Driver Not Loaded|ERROR_DRIVER_NOT_LOADED)\b|\bis not supported by open(?:\s+(?:NVRM:\s+)?nvidia\.ko because it does not include the required GPU\b|[ \t]*(?:\n|$))|\bDirect firmware load for nvidia/[\w.]+/gsp_\w+\.bin failed with error -?\d+",
+        pattern: r"\bNVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver\b|\bNVRM: The NVIDIA (?P<gpu>[\w -]{2,40}?) GPU installed in this system is (?:NVRM: )?supported through the NVIDIA (?P<legacy>[\d.]+xx) Legacy drivers|\bRmInitAdapter failed!|\bOpen nvidia\.ko is only ready for use on Data Center GPUs\b|\bNVRM: The NVIDIA probe routine (?:was not called|failed) for \d+ devic|\bnvidia(?: [0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2}\.\d)?: probe (?:of \S+ |with driver nvidia )failed with error -?\d+|\bNVRM: None of the NVIDIA devices were initialized\b|\b(?:Startup|Liveness|Readiness) probe failed: No devices were found\b|\bfailed to initiali[sz]e nvml: (?:Driver Not Loaded|ERROR_DRIVER_NOT_LOADED)\b|\bis not supported by open\s+(?:NVRM:\s+)?nvidia\.ko because it does not include the required GPU\b|\bNVRM: installed in this system is not supported by open\b|\bDirect firmware load for nvidia/[\w.]+/gsp_\w+\.bin failed with error -?\d+",
         summary: "the NVIDIA driver on the node does not answer ({gpu|the kernel module is not loaded or does not fit the GPU}), so nothing can use or advertise its GPUs",
         explanation: doc!(
             "`nvidia-smi` reaches the GPUs through the NVIDIA kernel driver; it says it could not communicate with the driver when the kernel module is not loaded, failed to bind the GPU, or does not match the user-space libraries. Without a working driver the device plugin finds no GPU to advertise, and a container given the GPU cannot use it.",
@@ -2026,7 +2026,7 @@ pub static RULES: &[Rule] = &[
         gate: G::Scheduling,
         looks_at: "the Volcano scheduler's FailedScheduling event or its log (`Predicates failed for task …`)",
         pattern: r"\bnode\(s\) resource fit failed\b",
-        summary: "{count} node(s) lack room for the pod's {resource|GPU}, cpu or memory requests: Volcano's fit error does not say which",
+        summary: "{count} node(s) lack room for the pod's requests: Volcano's fit error does not say which resource (the GPU, cpu or memory) ran short",
         explanation: doc!(
             "Volcano's scheduler compares a task's requests with each node's idle resources (what its Pods do not already request, plus what Pods being evicted will free). On these nodes some resource the task asks for is short, and Volcano reports `node(s) resource fit failed` without naming it.",
             "For a GPU Pod it is most often the GPU: none free on the node (another job holds it), or none advertised (the device plugin is not running there). A node with the GPU free may still lack the cpu or memory the task asks for, and a job's launcher that asks for no GPU fails the same way when the nodes it may use are full.",
@@ -2288,7 +2288,7 @@ pub static RULES: &[Rule] = &[
         // kube-batch `job is not ready`), on each task Pod (the summary alone, `pod group is not ready, N Pending, M
         // minAvailable; Pending: K Unschedulable`), and on a task that fits while its gang does not (`Pod ns/name can
         // possibly be assigned to node`).
-        pattern: r"\b(?P<pending>[1-9]\d*)/(?P<tasks>\d+) tasks\s+in\s+gang\s+unschedulable:\s+(?:pod\s+group|job)\s+is\s+not\s+ready\b|\bpod\s+group\s+is\s+not\s+ready,\s+\d+\s+Pending,\s+\d+\s+minAvailable;\s+Pending:\s+(?:\d+\s+\w+,\s+)*?(?P<pending_alt>[1-9]\d*)\s+Unschedulable\b|\bPod [\w.-]+/[\w.-]+ can possibly be assigned to \S",
+        pattern: r"\b(?P<pending>[1-9]\d*)/(?P<tasks>\d+) tasks\s+in\s+gang\s+unschedulable:\s+(?:pod\s+group|job)\s+is\s+not\s+ready\b|\bpod\s+group\s+is\s+not\s+ready,\s+(?:\d+\s+\w+,\s+)+?\d+\s+minAvailable;\s+Pending:\s+(?:\d+\s+\w+,\s+)*?(?P<pending_alt>[1-9]\d*)\s+Unschedulable\b|\bPod [\w.-]+/[\w.-]+ can possibly be assigned to \S",
         summary: "the Volcano scheduler holds the whole gang back: it cannot place enough of its tasks together (NotEnoughResources), so it starts none of them",
         explanation: doc!(
             "Volcano schedules a job's Pods as a gang: it binds none until it can place `minAvailable` of them at once. It cannot, so the PodGroup stays Pending or Inqueue with `NotEnoughResources`, and Pods that would fit alone wait as well.",
@@ -2672,7 +2672,7 @@ pub static RULES: &[Rule] = &[
         ),
         next: &[
             Next {
-                command: "kubectl get podgroups -A -o custom-columns=NAMESPACE:.metadata.namespace,NAME:.metadata.name,PHASE:.status.phase,MINRESOURCES:.spec.minResources",
+                command: "kubectl get podgroups.scheduling.volcano.sh -A -o custom-columns=NAMESPACE:.metadata.namespace,NAME:.metadata.name,PHASE:.status.phase,MINRESOURCES:.spec.minResources",
                 place: Cluster,
                 why: "see which PodGroups are Pending and which (Inqueue or left over from finished jobs) hold the cluster's resources",
             },
@@ -2694,7 +2694,7 @@ pub static RULES: &[Rule] = &[
         gate: G::Scheduling,
         looks_at: "FailedScheduling events or the scheduler's log from a gang (co-)scheduling plugin: scheduler-plugins' Coscheduling, Koordinator's",
         pattern: r"\bcannot find enough sibling pods, current pods number: (?P<current>\d+), minMember of group: (?P<min>\d+)|\brejected by \x22coscheduling\x22 at prefilter: less than minAvailable\b|\bgang child pod not collect enough\b",
-        summary: "the gang scheduler holds the pod until the rest of its pod group exists: {current|fewer} of the group's {min|minMember} Pods have been created",
+        summary: "the gang scheduler holds the pod until the rest of its pod group exists: {current|not all} of the group's {min|minMember} Pods have been created",
         explanation: doc!(
             "A gang (co-)scheduling plugin places a PodGroup's Pods only together. Its PreFilter counts the group's Pods that exist and turns each one away while there are fewer than the group's `minMember`; the scheduler then backs off from the whole group for a few seconds (`last failed in 3s, deny`).",
             "Pods of the group were not created: their Job, Ray or training operator is still creating them, is blocked (a ResourceQuota, an admission webhook, an invalid template), or made fewer replicas than the PodGroup's `minMember` says. It is normal for a moment while the group's Pods are created one after another (the first is tried before its siblings exist): it is the cause only when it goes on.",
@@ -3598,7 +3598,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::DeviceAdmission,
         looks_at: "FailedPrepareDynamicResources event",
-        pattern: r"(?:Failed to prepare dynamic resources|error preparing devices for claim (?:'[^'\n]+'|[0-9a-f-]+))(?:\\?\x22 err=\\?\x22|: )(?P<inner>[^\x22\\\n]+)|\b(?P<inner_alt>requested device \S+ is already allocated to different claim [0-9a-f-]+)",
+        pattern: r"(?:Failed to prepare dynamic resources|error preparing devices for claim (?:'[^'\n]+'|\\?\x22[^\x22\\\n]+\\?\x22|[\w.-]+/[\w.-]+:[0-9a-f-]+|[0-9a-f-]+))(?:\\?\x22 err=\\?\x22|: )(?P<inner>[^\x22\\\n]+)|\b(?P<inner_alt>requested device \S+ is already allocated to different claim [0-9a-f-]+)",
         summary: "the DRA driver failed to prepare the pod's devices: {inner}",
         explanation: doc!(
             "The kubelet asked the DRA driver to prepare the allocated devices and it failed.",
@@ -3950,10 +3950,10 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "Failed event, container waiting/terminated message (RunContainerError, StartError)",
-        pattern: r"nvidia-container-cli(?:\.real)?: requirement error: unsatisfied condition: (?P<condition>[^,\s]+)|CUDA driver version is insufficient for CUDA runtime version|forward compatibility was attempted on non supported HW|system has unsupported display driver / cuda driver combination|\bThe NVIDIA driver on your system is too old \(found version \d+\)",
+        pattern: r"nvidia-container-cli(?:\.real)?: requirement error: unsatisfied condition: (?P<condition>[^,\s]+)|CUDA driver version is insufficient for CUDA runtime version|forward compatibility was attempted on non supported HW|system has unsupported display driver / cuda driver combination|\bThe NVIDIA driver on your system is too old \(found version \d+\)|\bthe provided PTX was compiled with an unsupported toolchain\b|\bCUDA_ERROR_UNSUPPORTED_PTX_VERSION\b|\bAPI call is not supported in the installed CUDA driver\b|\bThis container was built for NVIDIA Driver Release (?P<required>[\d.]+) or later, but\s+version (?P<found>[\d.]+) was detected and compatibility mode is UNAVAILABLE\b",
         summary: "the image needs {condition|a newer CUDA} but the node's driver is older",
         explanation: doc!(
-            "The image's `NVIDIA_REQUIRE_CUDA` (which the toolkit's hook checks before the container starts), or the CUDA runtime its program was built with (CUDA's `driver version is insufficient for CUDA runtime version`, PyTorch's `The NVIDIA driver on your system is too old`), asks for a CUDA version that the node's driver does not support.",
+            "The image's `NVIDIA_REQUIRE_CUDA` (which the toolkit's hook checks before the container starts), or the CUDA runtime its program was built with (CUDA's `driver version is insufficient for CUDA runtime version`, PyTorch's `The NVIDIA driver on your system is too old`, NCCL's `API call is not supported in the installed CUDA driver`, an NGC image's `This container was built for NVIDIA Driver Release … or later`), asks for a CUDA version that the node's driver does not support. Kernels compiled to PTX by a newer CUDA than the driver's fail to load the same way (`the provided PTX was compiled with an unsupported toolchain`).",
             "The image was built for a newer CUDA than the installed driver (a cloud's default GPU driver often lags the frameworks' builds).",
             "Upgrade the node's driver, use an image built for an older CUDA, or schedule onto nodes with a newer driver (GPU Feature Discovery labels `nvidia.com/cuda.driver.major`).",
         ),
@@ -4286,11 +4286,11 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "container log (CUDA program, `nvidia-smi`, GPU Operator cuda-validation)",
-        pattern: r"no CUDA-capable device is detected|\bcuInit failed: ?100\b|^No devices were found$|\b(?:ctr|docker|podman|nerdctl) run\b.*?\snvidia-smi(?: -L)? No devices were found$",
+        pattern: r"no CUDA-capable device is detected|\bNo CUDA GPUs are available\b|\bRuntimeError: Failed to infer device type\b|\bNo platform detected, vLLM is running on UnspecifiedPlatform\b|\bcuInit failed: ?100\b|^No devices were found$|\b(?:ctr|docker|podman|nerdctl) run\b.*?\snvidia-smi(?: -L)? No devices were found$",
         summary: "the container finds no GPU (CUDA or `nvidia-smi`): the runtime did not put the GPU's device nodes into it",
         explanation: doc!(
             "The container starts and its CUDA program (or `nvidia-smi`) finds no device. The Pod was meant to get a GPU, but the container holds no usable `/dev/nvidia*` device.",
-            "The container did not run under the NVIDIA runtime or hook (no RuntimeClass, or the runtime's default is runc), `NVIDIA_VISIBLE_DEVICES` is `void` or empty, the CDI spec names no device, the driver on the node does not see the GPU, or the device nodes do not exist on the host yet (after a reboot, until `nvidia-smi` or `nvidia-persistenced` creates them).",
+            "The container did not run under the NVIDIA runtime or hook (no RuntimeClass, or the runtime's default is runc), the Pod does not ask for a GPU, `NVIDIA_VISIBLE_DEVICES` is `void` or empty (or the program's `CUDA_VISIBLE_DEVICES` names a GPU the container does not have), the CDI spec names no device, the driver on the node does not see the GPU, or the device nodes do not exist on the host yet (after a reboot, until `nvidia-smi` or `nvidia-persistenced` creates them).",
             "Run the Pod with the NVIDIA RuntimeClass (or make `nvidia` the runtime's default), check that the device plugin handed it a device, and check `nvidia-smi` on the node.",
         ),
         next: &[
