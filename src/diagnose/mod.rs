@@ -1311,7 +1311,12 @@ fn log_unexplained(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
         regex::Regex::new(r"(?m)^(?:\S+ )?[EF]\d{4} \d\d:\d\d:\d\d").expect("error line regex")
     });
     let complains = |s: &&Signal| {
-        let m = s.message.to_ascii_lowercase();
+        // The NVIDIA installer says this of a file it does not need in nearly every driver container's log, one
+        // that goes on to `Done, now waiting for signal`.
+        let m = s.message.to_ascii_lowercase().replace(
+            "error: unable to open 'kernel/dkms.conf' for copying (no such file or directory)",
+            "",
+        );
         ERROR_LINE.is_match(&s.message)
             || [
                 "error",

@@ -938,6 +938,29 @@ mod tests {
         );
     }
 
+    /// A shared GPU asked for more than once: NVIDIA's device plugin's words and GKE's (its time-sharing page).
+    #[test]
+    fn a_shared_gpu_asked_for_twice_is_read_in_each_plugins_words() {
+        for (text, resource) in [
+            (
+                "Allocate failed due to rpc error: code = Unknown desc = request for 'nvidia.com/gpu: 2' too large: maximum request size for shared resources is 1, which is unexpected",
+                "nvidia.com/gpu",
+            ),
+            (
+                "Pod Allocate failed due to rpc error: code = Unknown desc = [invalid request for sharing GPU (time-sharing), at most 1 nvidia.com/gpu can be requested on GPU nodes], which is unexpected",
+                "nvidia.com/gpu",
+            ),
+        ] {
+            let m = read_matches(text).into_iter().next().unwrap();
+            assert_eq!(m.rule.id, "GW314", "{text}");
+            assert_eq!(
+                m.captures.get("resource").map(String::as_str),
+                Some(resource)
+            );
+            assert_eq!(m.captures.get("max").map(String::as_str), Some("1"));
+        }
+    }
+
     #[test]
     fn kernel_lines_are_read_in_each_kernels_wording() {
         let id = |text: &str| first_match(text).map(|m| m.rule.id);

@@ -160,6 +160,8 @@ pub static REFINES: &[(&str, &str)] = &[
     ("GW191", "GW117"),
     ("GW434", "GW151"),
     ("GW434", "GW420"),
+    ("GW314", "GW305"),
+    ("GW314", "GW304"),
 ];
 
 /// Rules that read what a running workload or its node reports about itself: its program's own error (GW528),
@@ -2824,8 +2826,9 @@ pub static RULES: &[Rule] = &[
         category: C::Quota,
         gate: G::Admission,
         looks_at: "apiserver reply to create (403), FailedCreate event on the owner",
-        pattern: r"exceeded quota: (?P<quota>[^,]+), requested: (?P<requested>\S+?), used: (?P<used>\S+?), limited: (?P<limited>[^\s,]+(?:,[^\s,]+)*)",
-        summary: "the ResourceQuota {quota} is exhausted: requested {requested}, used {used}, limited {limited}",
+        // Before the quota's name was printed (1.2 and older): `cpu quota is 200m, current usage is 200m, requesting 100m`.
+        pattern: r"exceeded quota: (?P<quota>[^,]+), requested: (?P<requested>\S+?), used: (?P<used>\S+?), limited: (?P<limited>[^\s,]+(?:,[^\s,]+)*)|\b(?P<resource>[\w./-]+) quota is (?P<limited_alt>[0-9][\w.]*?), current usage is (?P<used_alt>[0-9][\w.]*?), requesting (?P<requested_alt>[0-9][\w]*(?:\.[0-9]+\w*)?)",
+        summary: "the ResourceQuota {quota|of the namespace} is exhausted: requested {requested}, used {used}, limited {limited}",
         explanation: doc!(
             "The ResourceQuota admission plugin rejected the Pod because it would exceed the namespace quota. The Pod is never created.",
             "GPU quotas are written as `requests.nvidia.com/gpu`. Other Pods in the namespace already use the quota (finished Jobs with `restartPolicy: Never` keep theirs until deleted only if still counted).",
@@ -2854,8 +2857,8 @@ pub static RULES: &[Rule] = &[
         category: C::Quota,
         gate: G::Admission,
         looks_at: "apiserver reply to create (403), FailedCreate event on the owner",
-        pattern: r"failed quota: (?P<quota>[^:]+): must specify (?P<missing>.+)|(?P<old_missing>\w+) is limited by quota, must make explicit request|\w+ quota is \S+, current usage is \S+, requesting \S+",
-        summary: "the ResourceQuota {quota} requires the pod to set {missing}",
+        pattern: r"failed quota: (?P<quota>[^:]+): must specify (?P<missing>.+)|(?P<missing_alt>\w+) is limited by quota, must make explicit request",
+        summary: "the ResourceQuota {quota|of the namespace} requires the pod to set {missing}",
         explanation: doc!(
             "A quota on cpu/memory makes requests or limits for them mandatory, and the Pod does not set them.",
             "The namespace has a compute quota; GPU Pods copied from examples often set only the GPU limit.",
@@ -3523,7 +3526,7 @@ pub static RULES: &[Rule] = &[
         gate: G::DeviceAdmission,
         looks_at: "UnexpectedAdmissionError event, Pod status.message",
         pattern: r"Allocate failed due to ?(?P<inner>.+?)(?:, which is unexpected|$)|Update plugin resources failed due to|\bUnexpectedAdmissionError\b",
-        summary: "the kubelet's device manager failed to allocate devices: {inner}",
+        summary: "the kubelet's device manager failed to allocate devices: {inner|the message does not say why}",
         explanation: doc!(
             "The kubelet rejected the Pod at admission because device allocation failed.",
             "See the inner error; usually the device plugin lost or changed its devices after scheduling.",
@@ -3746,6 +3749,36 @@ pub static RULES: &[Rule] = &[
         example: "Jul 30 20:39:03 ai-app-8-1-msxf kubelet[45878]: I0730 20:39:03.753013   45878 manager.go:956] \"Issuing a GetPreferredAllocation call for container\" containerName=\"neal-0729-6\" podUID=\"69e0758e-d625-4013-9258-df8b7ddf04e2\"",
         example_source: "https://github.com/gqcn/johns-blog/blob/729c3f66a5a406a8a5fd6e6e18f160a184115d39/docs/docs/1000-AI%E6%8A%80%E6%9C%AF/200-AI%E5%9F%BA%E7%A1%80%E6%9E%B6%E6%9E%84/400-NVIDIA/8000-GPU%20MIG%E6%8B%86%E5%8D%A1%E5%90%8E%EF%BC%8C%E8%B0%83%E5%BA%A6%E5%88%B0%E8%AF%A5%E8%8A%82%E7%82%B9%E7%9A%84Pod%E5%81%B6%E5%8F%91Pending%E3%80%81Terminating%E7%8A%B6%E6%80%81%E9%98%BB%E5%A1%9E%E9%97%AE%E9%A2%98%E6%8E%92%E6%9F%A5.md",
         near_miss: "Jul 30 19:37:03 ai-app-8-1-msxf kubelet[26361]: I0730 19:37:03.952761   26361 manager.go:819] \"Making allocation request for device plugin\" devices=[MIG-5e2f454b-6cf3-51c3-a060-0a34ba38dfe4] resourceName=\"nvidia.com/mig-3g.48gb\"",
+    },
+    Rule {
+        id: "GW314",
+        name: "shared-gpu-request-above-one",
+        category: C::InvalidSpec,
+        gate: G::DeviceAdmission,
+        looks_at: "UnexpectedAdmissionError event or the Pod's status message (the device plugin's Allocate answer)",
+        pattern: r"\brequest for '(?P<resource>[^:'\s]+): (?P<requested>\d+)' too large: maximum request size for shared resources is (?P<max>\d+)|\binvalid request\s+for sharing GPU \((?P<mode>[^)\n]+)\), at most (?P<max_alt>\d+) (?P<resource_alt>[\w./-]+) can be requested",
+        summary: "the pod asks for {requested|more than one} {resource} on a node that shares its GPUs (time-slicing or MPS), where a container may ask for at most {max}: the device plugin refuses the allocation",
+        explanation: doc!(
+            "The node shares its GPUs: the device plugin advertises each one as several replicas (time-slicing or MPS). With `failRequestsGreaterThanOne` (always on under MPS, and on GKE's time-sharing) a container may ask for one replica only, since two replicas of a shared GPU are not twice its compute; the plugin refuses a larger request and the kubelet rejects the Pod with `UnexpectedAdmissionError`. The Pod stays `Failed` and does not retry.",
+            "The Pod's limit was written for whole GPUs (`nvidia.com/gpu: 2` copied from another cluster), or more replicas were taken to mean more of the GPU.",
+            "Ask for `1` per container, or run the Pod where the GPUs are not shared (another node pool, or the plugin's config with the shared resource renamed, such as `nvidia.com/gpu.shared`, beside whole GPUs); then delete the failed Pod so that its owner makes a new one.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get pod {pod} -n {namespace} -o jsonpath='{.spec.containers[*].resources.limits}{\x22\\n\x22}'",
+                place: Cluster,
+                why: "see how many shared GPUs each container asks for",
+            },
+            Next {
+                command: "kubectl get nodes -o 'custom-columns=NAME:.metadata.name,SHARING:.metadata.labels.nvidia\\.com/gpu\\.sharing-strategy,REPLICAS:.metadata.labels.nvidia\\.com/gpu\\.replicas'",
+                place: Cluster,
+                why: "see which nodes share their GPUs, how, and into how many replicas",
+            },
+        ],
+        fix: Some("resources:\n  limits:\n    {resource}: 1"),
+        example: "  Warning  UnexpectedAdmissionError  13s   kubelet            Allocate failed due to rpc error: code = Unknown desc = request for 'nvidia.com/gpu: 2' too large: maximum request size for shared resources is 1, which is unexpected",
+        example_source: "https://github.com/NVIDIA/k8s-device-plugin/blob/cb6e45ec357705e6458f753eb04a4bde31ec18cf/README.md",
+        near_miss: "Warning UnexpectedAdmissionError kubelet Allocate failed due to requested number of devices unavailable for nvidia.com/gpu. Requested: 1, Available: 0, which is unexpected",
     },
     Rule {
         id: "GW401",
@@ -5381,7 +5414,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "the sandbox's or VM's start error from QEMU (Kata Containers' shim, KubeVirt's virt-launcher), or `kubectl describe vmi`",
-        pattern: r"\bvfio (?P<address>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): (?P<why>group \d+ is not viable|group \d+ used in multiple address spaces|error bind device fd=\d+ to iommufd=\d+: [A-Za-z][A-Za-z /-]*[a-z])|\b(?P<why_alt>Please ensure all devices within the iommu_group are bound to their vfio bus driver)\b",
+        pattern: r"\bvfio (?P<address>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): (?P<why>group \d+ is not viable|group \d+ used in multiple address spaces|error bind device fd=\d+ to iommufd=\d+: [A-Za-z][A-Za-z /-]*[a-z])|\b(?P<why_alt>Please ensure all devices within the iommu_group are bound to their vfio bus driver)\b|\b(?P<why_alt2>Unknown device type vfio-gk)\b",
         summary: "the VM that runs the Pod (Kata, KubeVirt) cannot attach a passed-through device ({why}), so the VM, and the Pod with it, does not start",
         explanation: doc!(
             "A GPU passed through to a virtual machine (a Kata Containers sandbox, a KubeVirt VM) reaches the VM's QEMU as a VFIO device. QEMU could not attach it: the kernel reports the GPU's IOMMU group as not viable, QEMU would have to put the group's devices in two address spaces, or the iommufd backend refused to bind the device. The VM does not start, so the Pod's sandbox (or its virt-launcher) fails, and a sandbox device plugin may then mark the device unhealthy.",

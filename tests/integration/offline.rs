@@ -63,6 +63,28 @@ fn a_gpu_stack_log_without_a_complaint_is_no_answer() {
     assert_eq!(primary(&calm), "unknown");
 }
 
+/// The NVIDIA installer's `ERROR: Unable to open 'kernel/dkms.conf' for copying` is in nearly every driver
+/// container's log that goes on to install the driver (here an OpenShift 4.6 install's, committed with its
+/// notes): it is no complaint of the GPU stack.
+#[test]
+fn an_installers_dkms_conf_line_is_no_complaint() {
+    let log = "Installing NVIDIA driver kernel modules...\n+ nvidia-installer --kernel-module-only --no-drm --ui=none --no-nouveau-check\n\nWARNING: The nvidia-drm module will not be installed. As a result, DRM-KMS will not function with this installation of the NVIDIA driver.\n\n\nERROR: Unable to open 'kernel/dkms.conf' for copying (No such file or directory)\n\n\n+ echo 'Done, now waiting for signal'\nDone, now waiting for signal\n";
+    let primary = |t: &str| {
+        let (_, evs) = gpuwhy::offline::parse(t, "paste").unwrap();
+        gpuwhy::diagnose::diagnose_all(&evs)[0]
+            .primary
+            .as_str()
+            .to_string()
+    };
+    assert_eq!(primary(log), "unknown");
+    // Another complaint of the installer's in the same log still stops the node's GPU stack.
+    let failed = log.replace(
+        "ERROR: Unable to open 'kernel/dkms.conf' for copying (No such file or directory)",
+        "ERROR: Unable to open 'kernel/dkms.conf' for copying (No such file or directory)\nmodprobe: ERROR: could not insert 'nvidia': Required key not available",
+    );
+    assert_eq!(primary(&failed), "device-plugin");
+}
+
 /// A real paste under tests/fixtures/real.
 fn real(name: &str) -> String {
     std::fs::read_to_string(fixture(&format!("real/{name}"))).unwrap()
@@ -312,6 +334,27 @@ fn real_pastes() -> Vec<std::path::PathBuf> {
         .collect();
     files.sort();
     files
+}
+
+/// A summary names what the text gave: a placeholder without a value has words to stand in for it, and no
+/// `<name>` (which a command keeps for the reader to fill in) is left in a sentence.
+#[test]
+fn no_summary_of_a_real_paste_keeps_a_placeholder() {
+    let placeholder = regex::Regex::new(r"<[a-z_]+>").unwrap();
+    let mut left = Vec::new();
+    for path in real_pastes() {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let (_, evs) = gpuwhy::offline::parse(&text, "paste").unwrap();
+        for d in gpuwhy::diagnose::diagnose_all(&evs) {
+            for c in &d.causes {
+                if let Some(m) = placeholder.find(&c.summary) {
+                    let name = path.file_name().unwrap().to_string_lossy();
+                    left.push(format!("{name} {:?}: {}", c.rule, m.as_str()));
+                }
+            }
+        }
+    }
+    assert!(left.is_empty(), "{}", left.join("\n"));
 }
 
 /// The primary cause of the first diagnosis of a paste.
