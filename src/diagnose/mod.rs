@@ -2123,12 +2123,22 @@ fn apply_verdict(v: facts::Verdict, causes: &mut Vec<Cause>, ctx: &Context) -> u
     idx
 }
 
+/// What a Volcano scheduler's log shows one task short of: the resources, the refusing nodes whose request
+/// line shows it (of how many refused the task), and those lines.
+#[derive(Debug, PartialEq)]
+struct Shortfall {
+    short: Vec<String>,
+    shown: Vec<String>,
+    refused: usize,
+    lines: Vec<String>,
+}
+
 /// What a Volcano scheduler's log shows short where its fit error names nothing: for each task and node it
 /// reports `Predicates failed for task <ns/name> on node <node>: … resource fit failed`, its `Considering Task
 /// <ns/name> on node <node>: <request> vs. <idle>` line (verbosity 3 or 4) gives the task's request beside the
 /// node's idle resources as `name value` pairs (`<cpu 0.00, memory 0.00, nvidia.com/gpu 1000.00>`). The resources
 /// short on every such node (a GPU first), with the request lines that show it.
-fn volcano_shortfall(signals: &[Signal]) -> Option<(Vec<String>, Vec<String>)> {
+fn volcano_shortfall(signals: &[Signal]) -> Option<Shortfall> {
     fn pairs(s: &str) -> Option<Vec<(&str, f64)>> {
         s.split(", ")
             .map(|p| {
@@ -2152,13 +2162,23 @@ fn volcano_shortfall(signals: &[Signal]) -> Option<(Vec<String>, Vec<String>)> {
         .filter(|l| l.contains("resource fit failed"))
         .filter_map(|l| task_node(l, "Predicates failed for task <"))
         .collect();
-    let mut short: Option<Vec<String>> = None;
-    let mut shown = Vec::new();
+    // The first task the log refuses, and every node that refused it.
+    let task = failed.first()?.0.clone();
+    let mut nodes: Vec<String> = Vec::new();
+    for (t, n) in &failed {
+        if *t == task && !nodes.contains(n) {
+            nodes.push(n.clone());
+        }
+    }
+    // Each refused node's latest request line (a later scheduling cycle replaces an earlier one).
+    let mut requests: Vec<(String, String, Vec<String>)> = Vec::new();
     for line in lines() {
-        let Some(at) = task_node(line, "Considering Task <").filter(|at| failed.contains(at))
-        else {
+        let Some((t, node)) = task_node(line, "Considering Task <") else {
             continue;
         };
+        if t != task || !nodes.contains(&node) {
+            continue;
+        }
         let Some((request, idle)) = line
             .split_once(">: <")
             .and_then(|(_, r)| r.split_once("> vs. <"))
@@ -2166,7 +2186,7 @@ fn volcano_shortfall(signals: &[Signal]) -> Option<(Vec<String>, Vec<String>)> {
         else {
             continue;
         };
-        let here: Vec<String> = request
+        let short: Vec<String> = request
             .iter()
             .filter(|(name, want)| {
                 *want > 0.0
@@ -2178,18 +2198,28 @@ fn volcano_shortfall(signals: &[Signal]) -> Option<(Vec<String>, Vec<String>)> {
             })
             .map(|(name, _)| name.to_string())
             .collect();
-        // Only what every failed node lacks is what the task is short of.
-        short = Some(match short {
-            None => here,
-            Some(before) => before.into_iter().filter(|r| here.contains(r)).collect(),
-        });
-        if !shown.iter().any(|(n, _): &(String, String)| *n == at.1) {
-            shown.push((at.1, line.trim().to_string()));
-        }
+        requests.retain(|(n, _, _)| *n != node);
+        requests.push((node, line.trim().to_string(), short));
     }
-    let mut short = short.filter(|s| !s.is_empty())?;
+    if requests.is_empty() {
+        return None;
+    }
+    // Only what every refusing node that shows its request lacks is what the task is short of.
+    let mut short = requests[0].2.clone();
+    short.retain(|r| requests.iter().all(|(_, _, s)| s.contains(r)));
+    if short.is_empty() {
+        return None;
+    }
     short.sort_by_key(|r| !is_gpu_resource(r));
-    Some((short, shown.into_iter().map(|(_, l)| l).collect()))
+    let refused = nodes.len();
+    let (shown, lines): (Vec<String>, Vec<String>) =
+        requests.into_iter().map(|(n, l, _)| (n, l)).unzip();
+    Some(Shortfall {
+        short,
+        shown,
+        refused,
+        lines,
+    })
 }
 
 /// Volcano's `resource fit failed` names no resource; its log's request lines may (`volcano_shortfall`).
@@ -2197,7 +2227,13 @@ fn whose_volcano_shortfall(c: &mut Cause, ev: &Evidence) {
     if c.rule != Some("GW168") {
         return;
     }
-    let Some((short, lines)) = volcano_shortfall(&ev.signals) else {
+    let Some(Shortfall {
+        short,
+        shown,
+        refused,
+        lines,
+    }) = volcano_shortfall(&ev.signals)
+    else {
         return;
     };
     let count = c
@@ -2205,15 +2241,31 @@ fn whose_volcano_shortfall(c: &mut Cause, ev: &Evidence) {
         .get("count")
         .and_then(Value::as_u64)
         .map_or_else(|| "some".to_string(), |n| n.to_string());
-    let names = short.join(", ");
-    c.summary = format!(
-        "{count} node(s) lack room for the pod's requests: the Volcano scheduler's log shows less {names} idle on them than the task asks for"
-    );
+    let names = short.join(" and ");
+    let on = match shown.as_slice() {
+        [one] => format!("node {one}"),
+        [first, second] => format!("nodes {first} and {second}"),
+        [first, second, third] => format!("nodes {first}, {second} and {third}"),
+        [first, second, rest @ ..] => {
+            format!("nodes {first}, {second} and {} more", rest.len())
+        }
+        [] => "the nodes".to_string(),
+    };
+    // The log may hold the request line of only some of the nodes that refused the task.
+    let of = if shown.len() < refused {
+        format!(" ({} of the {refused} nodes that refused it)", shown.len())
+    } else {
+        String::new()
+    };
+    c.summary = sanitize::line(&format!(
+        "{count} node(s) lack room for the pod's requests: the Volcano scheduler's log shows less {names} idle than the task asks for on {on}{of}"
+    ));
     c.details
         .insert("short".into(), Value::from(sanitize::line(&names)));
     for line in lines
         .iter()
-        .take(MAX_EVIDENCE.saturating_sub(c.evidence.len()))
+        // One request line at least, beyond the evidence kept per cause if need be: it is what says which.
+        .take(MAX_EVIDENCE.saturating_sub(c.evidence.len()).max(1))
     {
         c.evidence.push(EvidenceLine {
             source: SignalSource::Log,
@@ -3506,9 +3558,12 @@ mod tests {
             .iter()
             .map(|l| log(l))
             .collect();
-        let (short, lines) = volcano_shortfall(&signals).unwrap();
-        assert_eq!(short, ["nvidia.com/gpu"]);
-        assert_eq!(lines, [p40]);
+        // The log (its last 30 lines) holds p40-4's request line, not p40-3's.
+        let shortfall = volcano_shortfall(&signals).unwrap();
+        assert_eq!(shortfall.short, ["nvidia.com/gpu"]);
+        assert_eq!(shortfall.shown, ["p40-4"]);
+        assert_eq!(shortfall.refused, 2);
+        assert_eq!(shortfall.lines, [p40]);
         let d = diagnose(&Evidence {
             signals: signals.clone(),
             ..Default::default()
@@ -3521,7 +3576,9 @@ mod tests {
             Some("nvidia.com/gpu")
         );
         assert!(
-            c.summary.contains("less nvidia.com/gpu idle"),
+            c.summary.ends_with(
+                "less nvidia.com/gpu idle than the task asks for on node p40-4 (1 of the 2 nodes that refused it)"
+            ),
             "{}",
             c.summary
         );

@@ -3026,7 +3026,7 @@ pub static RULES: &[Rule] = &[
         gate: G::Admission,
         looks_at: "kueue-admission Pending event on the Workload or Job, Workload status",
         pattern: r"couldn't assign flavors to pod set [^:]+: (?:[^,]*,\s*)*?(?:insufficient (?:unused )?quota for |resource |borrowing limit for )(?P<resource>[A-Za-z0-9./_-]+)|Workload didn't fit in the remaining quota",
-        summary: "the workload is not admitted by Kueue: its ClusterQueue has no room for {resource}",
+        summary: "the workload is not admitted by Kueue: its ClusterQueue has no room for {resource|what it asks for}",
         explanation: doc!(
             "Kueue keeps the Job suspended, so its Pods are not created: no ResourceFlavor of the ClusterQueue has enough unused quota for the workload, or the ClusterQueue does not cover a resource the Pods request.",
             "Admitted workloads hold the quota, the request is larger than the nominal quota plus what can be borrowed, or the ClusterQueue's `coveredResources` leave out a resource (cpu, memory or the GPU) that the Pods ask for. Kueue names each flavor's reason in turn: a GPU flavor that `supports only TopologyAwareScheduling` is skipped for a workload that asks for no topology, which leaves only flavors without GPU quota.",
@@ -3141,8 +3141,8 @@ pub static RULES: &[Rule] = &[
         category: C::Quota,
         gate: G::Admission,
         looks_at: "apiserver reply to a create, controller FailedCreate event",
-        pattern: r"\b(?:maximum|minimum) (?P<resource>[\w./-]+) usage per (?P<scope>Container|Pod|PersistentVolumeClaim) is (?P<bound>[^\s,.]+)(?:, but (?:limit|request) is (?P<asked>[^\s,]+?)\.?(?:\s|$)|\. No (?:limit|request) is specified)|\b(?P<ratio_resource>[\w./-]+) max limit to request ratio per (?:Container|Pod) is ",
-        summary: "a LimitRange in the namespace caps {resource} per {scope} at {bound}, and the pod asks for {asked}",
+        pattern: r"\b(?:maximum|minimum) (?P<resource>[\w./-]+) usage per (?P<scope>Container|Pod|PersistentVolumeClaim) is (?P<bound>[^\s,.]+)(?:, but (?:limit|request) is (?P<asked>[^\s,]+?)\.?(?:\s|$)|\. No (?:limit|request) is specified)|\b(?P<resource_alt>[\w./-]+) max (?P<bound_alt>limit to request ratio) per (?P<scope_alt>Container|Pod) is [\d.]+(?:, but provided ratio is (?P<asked_alt>[\d.]+))?",
+        summary: "a LimitRange in the namespace caps {resource} per {scope} at {bound}, and the pod asks for {asked|more}",
         explanation: doc!(
             "The LimitRanger admission plugin refused the Pod: a LimitRange in its namespace sets a maximum (or minimum) for the resource per container or per Pod, and the Pod's request or limit is outside it. The Pod is not created.",
             "Platform teams cap GPUs per container with a LimitRange; a workload that asks for more GPUs in one container than the cap (or sets no limit where one is required) is refused.",
@@ -3525,7 +3525,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::DeviceAdmission,
         looks_at: "UnexpectedAdmissionError event, Pod status.message",
-        pattern: r"Allocate failed due to ?(?P<inner>.+?)(?:, which is unexpected|$)|Update plugin resources failed due to|\bUnexpectedAdmissionError\b",
+        pattern: r"Allocate failed due to ?(?P<inner>.+?)(?:, which is unexpected|$)|Update plugin resources failed due to ?(?P<inner_alt>.+?)(?:, which is unexpected|$)|\bUnexpectedAdmissionError\b",
         summary: "the kubelet's device manager failed to allocate devices: {inner|the message does not say why}",
         explanation: doc!(
             "The kubelet rejected the Pod at admission because device allocation failed.",
@@ -4319,7 +4319,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "container log (CUDA program, `nvidia-smi`, GPU Operator cuda-validation)",
-        pattern: r"no CUDA-capable device is detected|\bNo CUDA GPUs are available\b|\bRuntimeError: Failed to infer device type\b|\bNo platform detected, vLLM is running on UnspecifiedPlatform\b|\bcuInit failed: ?100\b|^No devices were found$|\b(?:ctr|docker|podman|nerdctl) run\b.*?\snvidia-smi(?: -L)? No devices were found$",
+        pattern: r"no CUDA-capable device is detected|\bNo CUDA GPUs are available\b|\bRuntimeError: Failed to infer device type\b|\bcuInit failed: ?100\b|^No devices were found$|\b(?:ctr|docker|podman|nerdctl) run\b.*?\snvidia-smi(?: -L)? No devices were found$",
         summary: "the container finds no GPU (CUDA or `nvidia-smi`): the runtime did not put the GPU's device nodes into it",
         explanation: doc!(
             "The container starts and its CUDA program (or `nvidia-smi`) finds no device. The Pod was meant to get a GPU, but the container holds no usable `/dev/nvidia*` device.",
@@ -5756,6 +5756,36 @@ pub static RULES: &[Rule] = &[
         example: "Error: writeIMEXConfig failed: error parsing template file: open /imexd/imexd.cfg.tmpl: no such file or directory",
         example_source: "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/issues/720",
         near_miss: "I1113 01:08:57.594698       1 main.go:210] no cliqueID: register with ComputeDomain, but do not run IMEX daemon",
+    },
+    Rule {
+        id: "GW472",
+        name: "rocm-no-gpu-in-container",
+        category: C::RuntimeHook,
+        gate: G::Runtime,
+        looks_at: "the log of a ROCm program in the container (PyTorch, TensorFlow, vLLM, `rocminfo`)",
+        pattern: r"\bNo HIP GPUs are available\b|\bhipErrorNoDevice\b|\bHIP_ERROR_NoDevice\b|\bno ROCm-capable device is detected\b",
+        summary: "the container's ROCm finds no AMD GPU: the GPU's device nodes (/dev/kfd, /dev/dri) were not given to it",
+        explanation: doc!(
+            "The program's HIP runtime opens `/dev/kfd` and the GPU's render node under `/dev/dri` and finds no GPU it can use, so the program sees none, although the node has AMD GPUs.",
+            "The container does not ask for `amd.com/gpu` (AMD's device plugin gives the device nodes only to a container that asks), the runtime does not pass them (a plain `docker run` without `--device /dev/kfd --device /dev/dri`, Docker Desktop's VM), `HIP_VISIBLE_DEVICES` or `ROCR_VISIBLE_DEVICES` filter out the GPU it got, or the image's ROCm does not support the GPU's architecture (its `gfx` target).",
+            "Ask for `amd.com/gpu` in the container's limits and check `ls -l /dev/kfd /dev/dri` inside it; unset visible-devices variables that name other GPUs; use an image built for the GPU's architecture.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get pod {pod} -n {namespace} -o jsonpath='{.spec.containers[*].resources.limits}{\x22\\n\x22}'",
+                place: Cluster,
+                why: "see whether each container asks for amd.com/gpu",
+            },
+            Next {
+                command: "rocm-smi; ls -l /dev/kfd /dev/dri",
+                place: Node,
+                why: "check that the node's driver sees the GPUs and has the device nodes to give",
+            },
+        ],
+        fix: Some("resources:\n  limits:\n    amd.com/gpu: 1"),
+        example: "[Installation]: run vllm in the rocm docker raied: RuntimeError: No HIP GPUs are available",
+        example_source: "https://github.com/vllm-project/vllm/issues/7207",
+        near_miss: "2020-05-18 06:20:33.957399: I tensorflow/stream_executor/platform/default/dso_loader.cc:44] Successfully opened dynamic library libhip_hcc.so",
     },
     Rule {
         id: "GW501",
