@@ -69,13 +69,6 @@ fn a_gpu_stack_log_without_a_complaint_is_no_answer() {
 #[test]
 fn an_installers_dkms_conf_line_is_no_complaint() {
     let log = "Installing NVIDIA driver kernel modules...\n+ nvidia-installer --kernel-module-only --no-drm --ui=none --no-nouveau-check\n\nWARNING: The nvidia-drm module will not be installed. As a result, DRM-KMS will not function with this installation of the NVIDIA driver.\n\n\nERROR: Unable to open 'kernel/dkms.conf' for copying (No such file or directory)\n\n\n+ echo 'Done, now waiting for signal'\nDone, now waiting for signal\n";
-    let primary = |t: &str| {
-        let (_, evs) = gpuwhy::offline::parse(t, "paste").unwrap();
-        gpuwhy::diagnose::diagnose_all(&evs)[0]
-            .primary
-            .as_str()
-            .to_string()
-    };
     assert_eq!(primary(log), "unknown");
     // Another complaint of the installer's in the same log still stops the node's GPU stack.
     let failed = log.replace(
