@@ -2136,8 +2136,9 @@ struct Shortfall {
 /// What a Volcano scheduler's log shows short where its fit error names nothing: for each task and node it
 /// reports `Predicates failed for task <ns/name> on node <node>: … resource fit failed`, its `Considering Task
 /// <ns/name> on node <node>: <request> vs. <idle>` line (verbosity 3 or 4) gives the task's request beside the
-/// node's idle resources as `name value` pairs (`<cpu 0.00, memory 0.00, nvidia.com/gpu 1000.00>`). The resources
-/// short on every such node (a GPU first), with the request lines that show it.
+/// node's idle resources as `name value` pairs (`<cpu 0.00, memory 0.00, nvidia.com/gpu 1000.00>`). For the first
+/// task refused: the resources short on every refusing node whose latest request line the log holds (a GPU
+/// first), those nodes, how many refused it, and the lines. `None` when no such line shows a shortfall.
 fn volcano_shortfall(signals: &[Signal]) -> Option<Shortfall> {
     fn pairs(s: &str) -> Option<Vec<(&str, f64)>> {
         s.split(", ")
