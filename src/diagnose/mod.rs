@@ -179,14 +179,16 @@ pub fn diagnose_all(evs: &[Evidence]) -> Vec<Diagnosis> {
     // Each thread keeps its own cache of readings: a reading depends on the message alone.
     let mut out = crate::par::map_chunks(evs, 64, Readings::default, |r, ev| diagnose_with(ev, r));
     // Blocked Pods first; of those, a known cause before `other` before `unknown`, and among equals a Pod whose
-    // own container fails before one that only waits in its init containers. In a listing, the Pods that wait
-    // usually wait on the one that says why, and a GPU ticket is about the GPU stack's Pods before a sidecar.
+    // own container fails before one that only waits in its init containers, and the device plugin's or the
+    // driver's Pod before the other operands that check them. In a listing, the Pods that wait usually wait on
+    // the one that says why, and a GPU ticket is about the GPU stack's Pods before a sidecar.
     out.sort_by_key(|d| {
         (
             !d.is_blocked(),
             d.primary == Category::Unknown,
             d.primary == Category::Other,
             only_waits_in_init(d),
+            !d.target.name.as_deref().is_some_and(is_plugin_or_driver),
         )
     });
     out
@@ -1455,7 +1457,8 @@ fn names_validator(text: &str) -> bool {
 /// the answer for the GPU Pods: while the plugin (or the driver it needs) does not run, its node advertises no
 /// GPU. So is a Pod of the GPU stack that waits in its init containers (`Init:0/1`): the GPU Operator's
 /// operands (plugin, feature discovery, DCGM, validators, MIG manager) wait there until the driver (and the
-/// toolkit) on their node are ready, and the driver's Pod waits there for its driver manager. The DCGM exporter
+/// toolkit) on their node are ready, and fail there (`Init:CrashLoopBackOff`) when those checks fail; the
+/// driver's Pod waits there for its driver manager. The DCGM exporter
 /// that fails in its own container keeps no GPU from any Pod: `other` (only the metrics are missing). Node
 /// Feature Discovery waits for nothing of the driver's. The verdict stays `unknown` for any other Pod, and for
 /// a stack Pod that waits for a node.
@@ -1503,10 +1506,10 @@ fn stack_pod_down(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
         .pod
         .as_ref()
         .is_some_and(|p| p.node_name.is_some() && p.scheduled.as_deref() != Some("False"));
-    // The exporter's init containers wait for the driver and the toolkit: a failure there is theirs, which
-    // the input does not show.
+    // The init containers of the Operator's operands (the exporter's too) check the driver and the toolkit:
+    // one that fails there says those are not ready on its node, which is the GPU stack's failure.
     let failing = |s: &str| {
-        (advertises || (exporter && !s.starts_with("Init:")))
+        (advertises || (exporter && !s.starts_with("Init:")) || (gated && s.starts_with("Init:")))
             && matches!(
                 s.strip_prefix("Init:").unwrap_or(s),
                 "Error"
@@ -1582,6 +1585,10 @@ fn stack_pod_down(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
     } else if state == "Pending" {
         format!(
             "{name} belongs to the GPU stack and has its node but was never started there (Pending): until it runs, its node advertises no GPU"
+        )
+    } else if state.starts_with("Init:") && !advertises {
+        format!(
+            "{name} belongs to the GPU stack and its init containers fail ({state}): they check the driver (and the container toolkit) on its node, which are not ready"
         )
     } else if waits_in_init(&state) {
         format!(
@@ -1833,6 +1840,18 @@ fn whose_component_failure(
         // advertises none, as a crashing plugin is. A DRA driver's kubelet plugin is the device plugin's
         // counterpart: while it crashes, the node publishes no device for a claim.
         c.category = Category::DevicePlugin;
+    } else if has(&OTHER_GPU_COMPONENTS)
+        && has(&["init:crashloopbackoff", "init: crashloopbackoff"])
+    {
+        // An operand of the GPU Operator (feature discovery, the DCGM exporter) whose init containers loop:
+        // they check the driver and the container toolkit on its node, which are not ready.
+        c.category = Category::DevicePlugin;
+        c.summary = "a GPU-stack Pod's init containers keep failing (Init:CrashLoopBackOff): they check the driver (and the container toolkit) on its node, which are not ready, so its node advertises no GPU".into();
+        c.next = vec![ctx.step(
+            "kubectl logs {pod} -n {namespace} --all-containers --tail=100",
+            Where::Cluster,
+            "read which of its init containers' checks fails",
+        )];
     } else if has(&["dcgm-exporter"]) && !has(&["init:"]) && !reported_unadvertised {
         // The DCGM exporter only reads the GPUs' metrics: its crash loop keeps no GPU from any Pod. (Its init
         // containers wait for the driver and the toolkit, so a loop there is theirs.)
@@ -2548,7 +2567,19 @@ struct Context {
     /// only the OS or the CPU architecture, which charts set by default and which leave out only a node of
     /// another kind.
     own_selector: bool,
+    /// The GPU resource a next command names when neither the rule's message nor the Pod gives one: the first of
+    /// `GPU_RESOURCES` that the input mentions, else `nvidia.com/gpu`.
+    gpu_named: &'static str,
 }
+
+/// The vendors' GPU resources, in the order a paste that names none falls back on them.
+const GPU_RESOURCES: [&str; 5] = [
+    "nvidia.com/gpu",
+    "amd.com/gpu",
+    "gpu.intel.com/i915",
+    "gpu.intel.com/xe",
+    "aws.amazon.com/neuron",
+];
 
 impl Context {
     fn new(ev: &Evidence) -> Context {
@@ -2646,10 +2677,17 @@ impl Context {
         };
         let own_selector = !pod
             .is_some_and(|p| !p.node_selector.is_empty() && p.node_selector.keys().all(generic));
+        let gpu_named = GPU_RESOURCES
+            .into_iter()
+            .find(|r| {
+                !vars.contains_key("resource") && ev.signals.iter().any(|s| s.message.contains(r))
+            })
+            .unwrap_or(GPU_RESOURCES[0]);
         Context {
             vars,
             gpu_selector,
             own_selector,
+            gpu_named,
         }
     }
 
@@ -2872,13 +2910,23 @@ fn new_cause(f: &Finding, ctx: &Context) -> Cause {
         details.insert("resource".into(), Value::from(sanitize::line(r)));
     }
 
+    // A command must run as printed: when the input names no resource, the nodes' GPU column reads the one most
+    // tickets are about.
+    let mut for_next = local.clone();
+    if resource.is_none() {
+        for_next.insert("resource".into(), ctx.gpu_named.into());
+        for_next.insert(
+            "resource_jsonpath".into(),
+            ctx.gpu_named.replace('.', "\\."),
+        );
+    }
     let next = rule
         .next
         .iter()
         .map(|n| NextStep {
-            command: fill(n.command, &ctx.vars, &local, true),
+            command: fill(n.command, &ctx.vars, &for_next, true),
             place: n.place,
-            why: fill(n.why, &ctx.vars, &local, false),
+            why: fill(n.why, &ctx.vars, &for_next, false),
         })
         .collect();
     let mut category = rule.category;
@@ -3002,6 +3050,15 @@ fn pick_by_gate(causes: &[Cause], ctx: &Context) -> usize {
             causes[j].rule == Some("GW505") || (causes[j].rule == Some("GW432") && finds_no_gpu(i))
         })
     {
+        // With the node's own NVML failing (GW432), a plugin that cannot load NVML (GW151) lacks the driver
+        // rather than the nvidia runtime: a finding of the plugin's that blames the node says so.
+        if causes[i].rule == Some("GW151")
+            && late.iter().any(|&j| causes[j].rule == Some("GW432"))
+            && let Some(k) = (0..causes.len())
+                .find(|&k| finds_no_gpu(k) && causes[k].category == Category::DevicePlugin)
+        {
+            return k;
+        }
         return i;
     }
     if !late.is_empty() {

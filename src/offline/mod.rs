@@ -731,7 +731,7 @@ status:
     }
 
     #[test]
-    fn a_dcgm_exporter_down_is_other_unless_it_waits_in_its_init_containers() {
+    fn a_dcgm_exporter_down_is_other_unless_its_init_containers_fail() {
         let listing = |status: &str| {
             format!(
                 "NAME                         READY   STATUS       RESTARTS   AGE\nnvidia-dcgm-exporter-5xk2w   0/1     {status}   3          10m\n"
@@ -743,10 +743,11 @@ status:
         };
         assert_eq!(primary("CrashLoopBackOff"), crate::rules::Category::Other);
         assert_eq!(primary("Error"), crate::rules::Category::Other);
-        assert_eq!(primary("Init:Error"), crate::rules::Category::Unknown);
+        // Its init containers check the driver and the toolkit: a failure there says those are not ready.
+        assert_eq!(primary("Init:Error"), crate::rules::Category::DevicePlugin);
         assert_eq!(
             primary("Init:CrashLoopBackOff"),
-            crate::rules::Category::Unknown
+            crate::rules::Category::DevicePlugin
         );
     }
 
@@ -1270,7 +1271,14 @@ gpu-operator-resources nvidia-device-plugin-daemonset-4n5fm 0/1 Init: CrashLoopB
             .iter()
             .position(|d| d.target.name.as_deref() == Some("nvidia-device-plugin-daemonset-4n5fm"))
             .unwrap();
-        assert_eq!((plugin, toolkit), (0, 1));
+        // The DCGM exporter fails in its init containers, which check the driver and the toolkit: it comes
+        // after the plugin and before the Pod that only waits.
+        let exporter = ds
+            .iter()
+            .position(|d| d.target.name.as_deref() == Some("nvidia-dcgm-exporter-s4wh7"))
+            .unwrap();
+        assert_eq!(ds[exporter].primary, crate::rules::Category::DevicePlugin);
+        assert_eq!((plugin, exporter, toolkit), (0, 1, 2));
         // gpu-operator #131: a plugin Pod that waits on its init container waits for the driver and the
         // toolkit (the operator's operands do); a workload that waits there has a cause the row does not show.
         let waiting = "gpu-operator-resources       nvidia-device-plugin-daemonset-qf49z                         0/1     Init:0/1                     1          84m\n";
@@ -1326,18 +1334,12 @@ gpu-operator-resources nvidia-device-plugin-daemonset-4n5fm 0/1 Init: CrashLoopB
             "{:?}",
             d.causes[0].next
         );
-        // Evicted, or another device's plugin: not the GPU's.
-        for other in [
-            failing.replace("Init:Error ", "Evicted    "),
-            "kube-system   kube-sriov-device-plugin-amd64-9xk2w   0/1   Error   4   1h\n"
-                .to_string(),
-        ] {
-            assert_eq!(
-                verdict(&other).primary,
-                crate::rules::Category::Unknown,
-                "{other}"
-            );
-        }
+        // Evicted (by the kubelet, for the node's pressure), or another device's plugin: not the GPU's.
+        let evicted = verdict(&failing.replace("Init:Error ", "Evicted    "));
+        assert_eq!(evicted.primary, crate::rules::Category::Other);
+        assert_eq!(evicted.causes[0].rule, Some("GW508"));
+        let sriov = "kube-system   kube-sriov-device-plugin-amd64-9xk2w   0/1   Error   4   1h\n";
+        assert_eq!(verdict(sriov).primary, crate::rules::Category::Unknown);
     }
 
     #[test]

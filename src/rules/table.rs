@@ -90,41 +90,54 @@ pub static CATCH_ALL: &[&str] = &[
     "GW505", "GW523", "GW528", "GW529",
 ];
 
-/// Pairs (specific, general) of rules whose patterns match the same text, where the specific one says more:
-/// when both match, the general one yields. GW146 names which `Insufficient` resources are HAMi's virtual ones,
-/// which no node advertises (GW105 would call them a shortfall); GW151 says the plugin that cannot start (GW145) or
-/// cannot initialise NVML (GW122) runs without the nvidia runtime; GW153 says an NVML the plugin did load lacks a
-/// symbol (a driver too old), which GW151 would read as no NVML at all; GW159 says KAI's "no nodes with enough
-/// resources" is a node whose GPU memory KAI does not know (GW119 would call it a shortfall); GW420 says a plugin that cannot start lacks the
-/// driver's library (GW145 would only say it cannot start); GW431 says the command a container cannot
-/// find is `nvidia-smi`, which the nvidia runtime injects (GW416 would call it the image's own command, GW418 an
-/// unexplained runtime failure); GW436 says why the NVIDIA hook's NVML failed, a driver/library version mismatch
-/// (GW410 would only say the hook failed); GW519 says the kubelet could not read the claim in its API version
-/// (GW308 would blame the DRA driver); GW438 names the device node a stale CDI spec lists, which the NVIDIA
-/// runtime's and containerd's wrappers (GW413, GW418) only say failed; GW440 says the hook's NVML was refused the
-/// device nodes (GW410, GW417 and GW418 would only say the hook or the runtime failed); GW442 says Docker has no
-/// NVIDIA device driver at all for `--gpus` (GW414 also reads a CDI driver that is not enabled); GW446 says the
-/// runc error is the NVIDIA hook refusing to run without the nvidia runtime (GW418 would only say runc failed); GW448
-/// says the program not found is the NVIDIA toolkit's, on the node (GW416 would call it the image's command, GW417
-/// and GW418 only that the hook or runc failed); GW407 says the NVML that the NVIDIA runtime could not load while it prepared a container
-/// is the node's driver (GW151 would read it as the device plugin's container without the nvidia runtime); GW167
-/// says the plugin that cannot start has no device minor number from NVML, as under WSL2 (GW145 would only say it
-/// cannot start); GW529 says HAMi-core's failed allocation is CUDA's out-of-memory code (GW439 would only say the
-/// library failed); GW174 says the object the apiserver found invalid is a DRA driver's ResourceSlice (or its classic
-/// allocation state), not the Pod (GW211); GW175 says the service account RBAC refuses is the GPU stack's own (GW506 would
-/// call it a workload's); GW224 says the hostPath volume Pod Security refuses holds the GPU's device files (GW210
-/// would call it a policy's business, not the GPU's); GW458 says the program CRI-O did not find on `$PATH` is the
-/// runtime of a handler it dropped (GW416 would call it the container's command); GW459 says the runtime program
-/// missing is Docker's, from `daemon.json` (GW405 would send the reader to containerd's config, GW418 would only say
-/// the runtime failed); GW462 says the driver library a program cannot load is missing from a container whose
-/// `nvidia-smi` works, so the runtime is there and left out `libcuda` (GW420 would say the runtime put in none);
-/// GW464 says the hook that failed is the toolkit's own tool, which cannot bind an NVML function (GW418 would only
-/// say the runtime failed); GW469 says the runtime failed because the toolkit's hook crashed (GW418 would only say it
-/// failed); GW225 says what GKE's Cloud TPU webhook wants of the spec (GW210 would call it a
-/// policy's business).
+/// Pairs (specific, general) of rules whose patterns match the same text, where the specific one says more: when both
+/// match, the general one yields. GW146 names which `Insufficient` resources are HAMi's virtual ones, which no node
+/// advertises (GW105 would call them a shortfall); GW151 says the plugin that cannot start (GW145) or cannot initialise
+/// NVML (GW122) runs without the nvidia runtime; GW153 says an NVML the plugin did load lacks a symbol (a driver too
+/// old), which GW151 would read as no NVML at all; GW159 says KAI's "no nodes with enough resources" is a node whose
+/// GPU memory KAI does not know (GW119 would call it a shortfall); GW420 says a plugin that cannot start lacks the
+/// driver's library (GW145 would only say it cannot start); GW431 says the command a container cannot find is
+/// `nvidia-smi`, which the nvidia runtime injects (GW416 would call it the image's own command, GW418 an unexplained
+/// runtime failure); GW436 says why the NVIDIA hook's NVML failed, a driver/library version mismatch (GW410 would only
+/// say the hook failed); GW519 says the kubelet could not read the claim in its API version (GW308 would blame the DRA
+/// driver); GW438 names the device node a stale CDI spec lists, which the NVIDIA runtime's and containerd's wrappers
+/// (GW413, GW418) only say failed; GW440 says the hook's NVML was refused the device nodes (GW410, GW417 and GW418
+/// would only say the hook or the runtime failed); GW442 says Docker has no NVIDIA device driver at all for `--gpus`
+/// (GW414 also reads a CDI driver that is not enabled); GW446 says the runc error is the NVIDIA hook refusing to run
+/// without the nvidia runtime (GW418 would only say runc failed); GW448 says the program not found is the NVIDIA
+/// toolkit's, on the node (GW416 would call it the image's command, GW417 and GW418 only that the hook or runc failed);
+/// GW407 says the NVML that the NVIDIA runtime could not load while it prepared a container is the node's driver (GW151
+/// would read it as the device plugin's container without the nvidia runtime); GW167 says the plugin that cannot start
+/// has no device minor number from NVML, as under WSL2 (GW145 would only say it cannot start); GW529 says HAMi-core's
+/// failed allocation is CUDA's out-of-memory code (GW439 would only say the library failed); GW174 says the object the
+/// apiserver found invalid is a DRA driver's ResourceSlice (or its classic allocation state), not the Pod (GW211);
+/// GW175 says the service account RBAC refuses is the GPU stack's own (GW506 would call it a workload's); GW224 says
+/// the hostPath volume Pod Security refuses holds the GPU's device files (GW210 would call it a policy's business, not
+/// the GPU's); GW458 says the program CRI-O did not find on `$PATH` is the runtime of a handler it dropped (GW416 would
+/// call it the container's command); GW459 says the runtime program missing is Docker's, from `daemon.json` (GW405
+/// would send the reader to containerd's config, GW418 would only say the runtime failed); GW462 says the driver
+/// library a program cannot load is missing from a container whose `nvidia-smi` works, so the runtime is there and left
+/// out `libcuda` (GW420 would say the runtime put in none); GW464 says the hook that failed is the toolkit's own tool,
+/// which cannot bind an NVML function (GW418 would only say the runtime failed); GW469 says the runtime failed because
+/// the toolkit's hook crashed (GW418 would only say it failed); GW225 says what GKE's Cloud TPU webhook wants of the
+/// spec (GW210 would call it a policy's business); GW473 says the CUDA check the GPU Operator's validator failed is the
+/// NVLink fabric's, not ready (GW150 would only say the check failed); GW543 says the GPU the driver cannot reach fell
+/// off the bus (GW148 would blame the driver's install); GW315 says the DRA driver that cannot prepare a claim has no
+/// kubelet plugin on the node (GW308 would blame the driver's prepare); GW316 says the kubelet refused a claim that is
+/// not reserved for the Pod (GW308 would blame the DRA driver); GW545 says the runtime failed because the node's disk
+/// is full (GW418 would blame the NVIDIA runtime); GW546 says the runtime failed on a seccomp profile the node's
+/// libseccomp does not know (GW418 would blame the NVIDIA runtime); GW119 reads gpushare's `Insufficient GPU Memory in
+/// one device` (GW105 would take `GPU` for a resource).
 pub static REFINES: &[(&str, &str)] = &[
     ("GW146", "GW105"),
     ("GW151", "GW145"),
+    ("GW119", "GW105"),
+    ("GW546", "GW418"),
+    ("GW545", "GW418"),
+    ("GW316", "GW308"),
+    ("GW315", "GW308"),
+    ("GW543", "GW148"),
+    ("GW473", "GW150"),
     ("GW151", "GW122"),
     ("GW153", "GW151"),
     ("GW159", "GW119"),
@@ -223,7 +236,7 @@ pub static COMPONENT_LOG: &[&str] = &[
     "GW122", "GW123", "GW124", "GW127", "GW128", "GW133", "GW139", "GW140", "GW142", "GW143",
     "GW144", "GW145", "GW147", "GW148", "GW149", "GW150", "GW151", "GW152", "GW153", "GW154",
     "GW155", "GW164", "GW165", "GW166", "GW167", "GW169", "GW170", "GW172", "GW173", "GW174",
-    "GW175", "GW176", "GW180", "GW184", "GW186", "GW187", "GW188",
+    "GW175", "GW176", "GW180", "GW184", "GW186", "GW187", "GW188", "GW193",
 ];
 
 pub static RULES: &[Rule] = &[
@@ -685,7 +698,7 @@ pub static RULES: &[Rule] = &[
         category: C::InsufficientResource,
         gate: G::Scheduling,
         looks_at: "FailedScheduling / Unschedulable event or scheduler log from a GPU-sharing scheduler (HAMi, KAI, Volcano, Koordinator, gpushare)",
-        pattern: r"(?:node\(s\) didn't have enough resources?: |No node in the \S+ node-pool has )(?P<resource>[A-Za-z0-9./-]+)|\bNodeUnfitPod\b|\bCardInsufficient(?:Memory|Core)\b|\bCardTimeSlicingExhausted\b|\bCardComputeUnitsExhausted\b|\bExclusiveDeviceAllocateConflict\b|\bNumaNotFit\b|\bAllocatedCardsInsufficientRequest\b|\bNodeInsufficientDevice\b|No nodes with enough resources were found|\bno enough gpu (?:cards|memory|cores?)\b|\bnot enough gpu fitted\b|request devices nums cannot exceed the total number of devices|doesn't meet the gpu request of pod|all node scores do not meet|\bInsufficient Devices\b|\bno enough \w+ devices? available\b",
+        pattern: r"(?:node\(s\) didn't have enough resources?: |No node in the \S+ node-pool has )(?P<resource>[A-Za-z0-9./-]+)|\bNodeUnfitPod\b|\bCardInsufficient(?:Memory|Core)\b|\bInsufficient GPU Memory in one device\b|\bCardTimeSlicingExhausted\b|\bCardComputeUnitsExhausted\b|\bExclusiveDeviceAllocateConflict\b|\bNumaNotFit\b|\bAllocatedCardsInsufficientRequest\b|\bNodeInsufficientDevice\b|No nodes with enough resources were found|\bno enough gpu (?:cards|memory|cores?)\b|\bnot enough gpu fitted\b|request devices nums cannot exceed the total number of devices|doesn't meet the gpu request of pod|all node scores do not meet|\bInsufficient Devices\b|\bno enough \w+ devices? available\b",
         summary: "{count} node(s) have too little free GPU capacity for the pod, as the GPU-sharing scheduler counts it",
         explanation: doc!(
             "A GPU-sharing scheduler (HAMi, KAI, gpushare) found no node with enough free GPU units, memory or cores for the Pod.",
@@ -764,7 +777,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "device-plugin Pod log",
-        pattern: r"nvml init failed|No devices found\. Waiting indefinitely|Incompatible strategy detected|Waiting for GPU driver libraries to be available",
+        pattern: r"nvml init failed|Waiting for GPU driver libraries to be available",
         summary: "the NVIDIA device plugin cannot initialise NVML, so the node advertises no GPU",
         explanation: doc!(
             "The device plugin could not load or initialise NVML, so it registers no GPUs and the node's allocatable `nvidia.com/gpu` stays 0; GPU Pods then fail scheduling with `Insufficient nvidia.com/gpu`.",
@@ -932,7 +945,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "device-plugin Pod log",
-        pattern: r"\bFound 0 (?:AMD)?GPUs\b|\bFail to glob topology properties\b|\bneuron-device-plugin: \S+ \S+ No devices found\b",
+        pattern: r"\bNo devices found\. Waiting indefinitely\b|\bFound 0 (?:AMD)?GPUs\b|\bFail to glob topology properties\b|\bneuron-device-plugin: \S+ \S+ No devices found\b",
         summary: "the device plugin found no GPU on its node, so the node advertises none",
         explanation: doc!(
             "The device plugin runs but enumerated zero GPUs, so it registers nothing and the node's allocatable GPU resource stays 0; GPU Pods fail scheduling with `Insufficient …`.",
@@ -1184,7 +1197,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the NVIDIA DRA driver's kubelet-plugin Pod log (its container or its init container)",
-        pattern: r#"\berror creating driver: (?P<inner>(?:[^:\n"]+: ){0,4}(?:failed to locate driver libraries|error locating "lib[\w.-]+"|error initializing NVML: (?:ERROR_LIBRARY_NOT_FOUND|ERROR_DRIVER_NOT_LOADED))[^\n"]*)|/driver-root \([^)\n]*\): nvidia-smi: not found"#,
+        pattern: r#"\berror creating driver: (?P<inner>(?:[^:\n"]+: ){0,4}(?:failed to locate driver libraries|error locating "lib[\w.-]+"|error initializing NVML: (?:ERROR_LIBRARY_NOT_FOUND|ERROR_DRIVER_NOT_LOADED))[^\n"]*)|\bError: failed to create device library: (?P<inner_alt>failed to locate driver libraries: error locating "lib[\w.-]+")|/driver-root \([^)\n]*\): nvidia-smi: not found"#,
         summary: "the DRA driver's kubelet plugin cannot find the NVIDIA driver on the node, so the node publishes no GPU for a claim",
         explanation: doc!(
             "The NVIDIA DRA driver's kubelet plugin starts by loading NVML from the driver root (`nvidiaDriverRoot`); it could not find `libnvidia-ml.so.1` or `nvidia-smi` there, so it exits and publishes no ResourceSlice. Claims for GPUs on that node stay unallocated and their Pods Pending.",
@@ -1495,7 +1508,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the GPU Operator validator's cuda-validation (vectorAdd) log",
-        pattern: r"\bFailed to allocate device vector A \(error code (?P<why>[^)]+)\)",
+        pattern: r"\bFailed to allocate device vector A \(error code (?P<why>(?:[^()\n]|\([^()\n]*\))+)\)",
         summary: "the GPU Operator's CUDA check cannot use the GPU ({why}), so the Operator holds the device plugin back and the node advertises no GPU",
         explanation: doc!(
             "Before it lets the device plugin advertise a node's GPUs, the GPU Operator's validator runs a CUDA sample (vectorAdd) on the node. It failed at its first CUDA call with the error code shown, so the validation never completes and GPU Pods stay Pending.",
@@ -1525,7 +1538,7 @@ pub static RULES: &[Rule] = &[
         category: C::HandlerMissing,
         gate: G::Scheduling,
         looks_at: "the NVIDIA device plugin's (or GPU Feature Discovery's, or DCGM exporter's) Pod log",
-        pattern: r"could not load NVML library|did you set the docker default runtime to|\bIncompatible platform detected\b|\bplatform detection failed\b|\bnvml init failed: ERROR_LIBRARY_NOT_FOUND\b|\bFailed to initialize NVML: ERROR_LIBRARY_NOT_FOUND\b|\bCannot init NVML library; err: ERROR_LIBRARY_NOT_FOUND\b",
+        pattern: r"could not load NVML library|did you set the docker default runtime to|\bIncompatible platform detected\b|\bIncompatible strategy detected auto\b|\bplatform detection failed\b|\bnvml init failed: ERROR_LIBRARY_NOT_FOUND\b|\bFailed to initialize NVML: ERROR_LIBRARY_NOT_FOUND\b|\bCannot init NVML library; err: ERROR_LIBRARY_NOT_FOUND\b",
         summary: "the NVIDIA device plugin (or another GPU-stack Pod) cannot load NVML: its container does not run under the nvidia runtime (or the node has no driver), so the node advertises no GPU",
         explanation: doc!(
             "The device plugin finds the GPUs through NVML (`libnvidia-ml.so.1`), which the NVIDIA container runtime mounts from the host's driver into its container. It found no NVML library, so it detects no NVIDIA platform, registers nothing, and the node's allocatable `nvidia.com/gpu` stays 0: GPU Pods then fail scheduling with `Insufficient nvidia.com/gpu`.",
@@ -1909,7 +1922,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the GPU Operator's log (clusterpolicy-controller)",
-        pattern: r#"(?:Reconciler error[^\n]*?clusterpolicy-controller|clusterpolicy-controller[^\n]*?Reconciler error)[^\n]*?"error": ?"(?P<error>(?:failed|unable|error|could not|no matches)(?:[^"\\\n]|\\.)*)""#,
+        pattern: r#"(?:Reconciler error[^\n]*?clusterpolicy-controller|clusterpolicy-controller[^\n]*?Reconciler error)[^\n]*?"error": ?"(?P<error>(?:failed|unable|error|could not|no matches)(?:[^"\\\n]|\\.)*)"|\bfailed to initialize ClusterPolicy controller: (?P<error_alt>[^"\n]+)"#,
         summary: "the GPU Operator cannot reconcile its ClusterPolicy ({error}), so it deploys no driver, toolkit or device plugin and the nodes advertise no GPU",
         explanation: doc!(
             "The GPU Operator deploys the driver, the container toolkit, the device plugin and the rest of the stack from its ClusterPolicy. Its controller failed before it deployed them and retries with the same error, so the GPU nodes get no operands and advertise no `nvidia.com/gpu`.",
@@ -2720,6 +2733,52 @@ pub static RULES: &[Rule] = &[
         near_miss: "E1116 08:24:00.756216       1 coscheduling.go:133] \x22PreFilter failed\x22 err=\x22pod with pgName: kubedl/mnist-worker last failed in 3s, deny\x22 pod=\x22kubedl/mnist-worker-1\x22",
     },
     Rule {
+        id: "GW193",
+        name: "dra-plugin-finds-unclaimed-mig",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "the NVIDIA DRA driver's kubelet plugin log",
+        pattern: r"\bMIG devices found that aren't prepared to any claim\b",
+        summary: "the NVIDIA DRA driver's kubelet plugin will not start: the node's GPUs already hold MIG devices that no claim prepared, and the driver makes its MIG devices itself, so the node publishes no GPU for a claim",
+        explanation: doc!(
+            "When the NVIDIA DRA driver's kubelet plugin starts, it checks the GPUs' MIG devices against the claims it prepared. It found MIG devices that belong to no claim and refuses to start, so it publishes no ResourceSlice and no claim for a GPU of that node can be allocated or prepared.",
+            "The MIG devices were made outside the driver: by hand with `nvidia-smi mig`, by the GPU Operator's MIG manager, or by a device plugin that ran on the node before; the driver creates and deletes MIG devices for its claims and does not take over others.",
+            "Delete the MIG devices that no claim uses (`nvidia-smi mig -dci` then `nvidia-smi mig -dgi`), keep the MIG manager and the device plugin's MIG strategy off that node, and restart the plugin Pod.",
+        ),
+        next: &[Next {
+            command: "nvidia-smi mig -lgi; nvidia-smi mig -lci",
+            place: Node,
+            why: "list the MIG devices the node's GPUs hold",
+        }],
+        fix: None,
+        example: "Error: unable to sync prepared devices from CRD: MIG devices found that aren't prepared to any claim",
+        example_source: "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/issues/149",
+        near_miss: "Error: failed to create device library: failed to locate driver libraries: error locating \"libnvidia-ml.so.1\"",
+    },
+    Rule {
+        id: "GW194",
+        name: "cloud-quota-blocks-scale-up",
+        category: C::InsufficientResource,
+        gate: G::Scheduling,
+        looks_at: "FailedScaleUp event on the Pod (GKE's cluster autoscaler)",
+        pattern: r"\bNode scale up in zones? (?P<zone>[\w-]+(?:, [\w-]+)*) associated with this pod failed: GCE quota exceeded\b",
+        summary: "the autoscaler could not add a node for the pod in {zone}: the project's Compute Engine quota (of GPUs, CPUs or addresses in that region) is used up",
+        explanation: doc!(
+            "No node can take the Pod, so the cluster autoscaler asked Compute Engine for a new one in a node pool that fits it, and Compute Engine refused because the project's quota would be exceeded. The Pod stays Pending, and the autoscaler tries again later.",
+            "The project's regional quota of the GPU model (`NVIDIA_L4_GPUS`, `NVIDIA_A100_GPUS`, …), of CPUs or of in-use addresses is smaller than the nodes need; new projects start with no GPU quota at all.",
+            "Ask for more quota of the GPU model in that region (IAM & Admin → Quotas; `gcloud compute regions describe <region>` lists use against limit), or use a region or GPU model with quota left.",
+        ),
+        next: &[Next {
+            command: "kubectl get events -A --field-selector reason=FailedScaleUp",
+            place: Cluster,
+            why: "see which zones and node pools the autoscaler tried, and how often Compute Engine refused",
+        }],
+        fix: None,
+        example: "Node scale up in zones us-central1-c associated with this pod failed: GCE quota exceeded. Pod is at risk of not being scheduled.",
+        example_source: "https://github.com/huggingface/Google-Cloud-Containers/issues/126",
+        near_miss: "pod didn't trigger scale-up (it wouldn't fit if a new node is added): 6 Insufficient nvidia.com/gpu",
+    },
+    Rule {
         id: "GW201",
         name: "runtimeclass-not-found",
         category: C::RuntimeclassNotFound,
@@ -3414,6 +3473,36 @@ pub static RULES: &[Rule] = &[
         near_miss: "couldn't assign flavors to pod set main: no topology domains at level: kubernetes.io/hostname",
     },
     Rule {
+        id: "GW228",
+        name: "kueue-deviceclass-not-mapped",
+        category: C::Quota,
+        gate: G::Admission,
+        looks_at: "the Workload's status or kueue-controller-manager's log",
+        pattern: r"\bDeviceClass (?P<deviceclass>[\w.-]+) is not mapped in DRA configuration\b",
+        summary: "the workload is not admitted by Kueue: its claim's DeviceClass {deviceclass} has no mapping to a quota resource in Kueue's DRA configuration",
+        explanation: doc!(
+            "Kueue counts the devices a workload's ResourceClaims ask for against a ClusterQueue resource that its configuration maps each DeviceClass to (`resources.deviceClassMappings`). The workload's claim names a DeviceClass with no mapping, so Kueue cannot count it and keeps the Job suspended: its Pods are never created.",
+            "The DeviceClass is missing from `deviceClassMappings` in Kueue's configuration, the mapping was added but kueue-controller-manager was not restarted to read it, or Kueue's DRA feature gate is off.",
+            "Map the DeviceClass to a resource name in Kueue's configuration, cover that resource in the ClusterQueue with a quota, and restart kueue-controller-manager.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get configmap -n kueue-system kueue-manager-config -o yaml | grep -A8 deviceClassMappings",
+                place: Cluster,
+                why: "see which DeviceClasses Kueue maps to quota resources",
+            },
+            Next {
+                command: "kubectl get workloads -n {namespace}",
+                place: Cluster,
+                why: "see which workloads wait for admission",
+            },
+        ],
+        fix: None,
+        example: "spec.podSets[0].template.spec.resourceClaims[0].resourceClaimTemplateName: Not found: \"DeviceClass gpu.example.com is not mapped in DRA configuration for podset main\"",
+        example_source: "https://github.com/kubernetes-sigs/kueue/pull/14215",
+        near_miss: "couldn't assign flavors to pod set job: resource cpu unavailable in ClusterQueue",
+    },
+    Rule {
         id: "GW301",
         name: "gpu-devices-unavailable-at-admission",
         category: C::DevicePlugin,
@@ -3781,6 +3870,59 @@ pub static RULES: &[Rule] = &[
         near_miss: "Warning UnexpectedAdmissionError kubelet Allocate failed due to requested number of devices unavailable for nvidia.com/gpu. Requested: 1, Available: 0, which is unexpected",
     },
     Rule {
+        id: "GW315",
+        name: "dra-driver-not-registered",
+        category: C::DevicePlugin,
+        gate: G::DeviceAdmission,
+        looks_at: "FailedPrepareDynamicResources event, the kubelet's log",
+        pattern: r"\bDRA driver (?P<driver>[\w.-]+) is not registered\b|\bplugin name (?P<driver_alt>[\w.-]+) not found in the list of registered DRA plugins\b",
+        summary: "the kubelet cannot prepare the pod's claim: the DRA driver {driver} has no kubelet plugin registered on the node (it does not run there, or has not registered yet)",
+        explanation: doc!(
+            "The scheduler allocated a device of the driver to the Pod's ResourceClaim and bound the Pod to the node, but the kubelet there has no plugin of that driver registered, so it cannot ask it to prepare the device and the Pod stays in ContainerCreating.",
+            "The driver's kubelet plugin DaemonSet has no Pod on that node (a nodeSelector, a taint, or a Pod that crashes), its Pod has not registered through `/var/lib/kubelet/plugins_registry` yet, or it registered under another name than the DeviceClass's driver.",
+            "Find the driver's kubelet plugin Pod on the node and read its log; once it runs and registers, the kubelet retries the Pod.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get pods -A -o wide --field-selector spec.nodeName={node} | grep -i -e dra -e kubelet-plugin",
+                place: Cluster,
+                why: "see whether the driver's kubelet plugin runs on the node",
+            },
+            Next {
+                command: "ls /var/lib/kubelet/plugins_registry/",
+                place: Node,
+                why: "see which plugins registered with the kubelet",
+            },
+        ],
+        fix: None,
+        example: "Failed to prepare dynamic resources: failed to get gRPC client for driver dra-1411.k8s.io: plugin name dra-1411.k8s.io not found in the list of registered DRA plugins",
+        example_source: "https://github.com/kubernetes/kubernetes/issues/131957",
+        near_miss: "Failed to prepare dynamic resources: prepare dynamic resources: pod quickstart-job-completion-task-0 (a9013f5c-25fb-4438-94cd-04276ffd7b88) is not allowed to use ResourceClaim quickstart-job-completion-task-0-default-completion-task-v2nr2 (b6671359-06fa-4d98-b2d8-7180873c05c8)",
+    },
+    Rule {
+        id: "GW316",
+        name: "dra-claim-not-reserved-for-pod",
+        category: C::Other,
+        gate: G::DeviceAdmission,
+        looks_at: "FailedPrepareDynamicResources event",
+        pattern: r"\bpod (?P<pod_alt>[\w.-]+) \([0-9a-f-]+\) is not allowed to use ResourceClaim (?P<claim>[\w.-]+)",
+        summary: "the kubelet refuses the pod's ResourceClaim {claim}: the claim is not reserved for this pod, so the pod reached the node without the default scheduler's DRA allocation",
+        explanation: doc!(
+            "Before it prepares a claim's devices, the kubelet checks that the claim's `status.reservedFor` names the Pod. The default scheduler reserves the claim when it allocates the devices and binds the Pod; here no one did, so the kubelet refuses the claim and the Pod stays in ContainerCreating.",
+            "The Pod was placed without the default scheduler's DRA plugin: it sets `spec.nodeName`, or another scheduler (Volcano, a scheduler-plugins build, an older KAI) bound it without allocating and reserving the claim.",
+            "Let a DRA-aware scheduler place the Pod: drop `spec.nodeName` (use a nodeSelector), or use the default scheduler or a release of the batch scheduler that supports DRA.",
+        ),
+        next: &[Next {
+            command: "kubectl get resourceclaim {claim} -n {namespace} -o jsonpath='{.status.reservedFor}{\"\\n\"}{.status.allocation}{\"\\n\"}'",
+            place: Cluster,
+            why: "see whether the claim is allocated and for whom it is reserved",
+        }],
+        fix: None,
+        example: "Failed to prepare dynamic resources: prepare dynamic resources: pod quickstart-job-completion-task-0 (a9013f5c-25fb-4438-94cd-04276ffd7b88) is not allowed to use ResourceClaim quickstart-job-completion-task-0-default-completion-task-v2nr2 (b6671359-06fa-4d98-b2d8-7180873c05c8)",
+        example_source: "https://github.com/volcano-sh/volcano/issues/5119",
+        near_miss: "Failed to prepare dynamic resources: failed to get gRPC client for driver dra-1411.k8s.io: plugin name dra-1411.k8s.io not found in the list of registered DRA plugins",
+    },
+    Rule {
         id: "GW401",
         name: "containerd-runtime-handler-missing",
         category: C::HandlerMissing,
@@ -3983,7 +4125,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "Failed event, container waiting/terminated message (RunContainerError, StartError)",
-        pattern: r"nvidia-container-cli(?:\.real)?: requirement error: unsatisfied condition: (?P<condition>[^,\s]+)|CUDA driver version is insufficient for CUDA runtime version|forward compatibility was attempted on non supported HW|system has unsupported display driver / cuda driver combination|\bThe NVIDIA driver on your system is too old \(found version \d+\)|\bthe provided PTX was compiled with an unsupported toolchain\b|\bCUDA_ERROR_UNSUPPORTED_PTX_VERSION\b|\bAPI call is not supported in the installed CUDA driver\b|\bThis container was built for NVIDIA Driver Release (?P<required>[\d.]+) or later, but\s+version (?P<found>[\d.]+) was detected and compatibility mode is UNAVAILABLE\b",
+        pattern: r"nvidia-container-cli(?:\.real)?: requirement error: unsatisfied condition: (?:(?P<condition>(?:cuda|driver) ?[<>=!]+ ?[\w.]+)|[^,\s]+)|CUDA driver version is insufficient for CUDA runtime version|forward compatibility was attempted on non supported HW|system has unsupported display driver / cuda driver combination|\bThe NVIDIA driver on your system is too old \(found version \d+\)|\bthe provided PTX was compiled with an unsupported toolchain\b|\bCUDA_ERROR_UNSUPPORTED_PTX_VERSION\b|\bAPI call is not supported in the installed CUDA driver\b|\bThis container was built for NVIDIA Driver Release (?P<required>[\d.]+) or later, but\s+version (?P<found>[\d.]+) was detected and compatibility mode is UNAVAILABLE\b",
         summary: "the image needs {condition|a newer CUDA} but the node's driver is older",
         explanation: doc!(
             "The image's `NVIDIA_REQUIRE_CUDA` (which the toolkit's hook checks before the container starts), or the CUDA runtime its program was built with (CUDA's `driver version is insufficient for CUDA runtime version`, PyTorch's `The NVIDIA driver on your system is too old`, NCCL's `API call is not supported in the installed CUDA driver`, an NGC image's `This container was built for NVIDIA Driver Release … or later`), asks for a CUDA version that the node's driver does not support. Kernels compiled to PTX by a newer CUDA than the driver's fail to load the same way (`the provided PTX was compiled with an unsupported toolchain`).",
@@ -5788,6 +5930,36 @@ pub static RULES: &[Rule] = &[
         near_miss: "2020-05-18 06:20:33.957399: I tensorflow/stream_executor/platform/default/dso_loader.cc:44] Successfully opened dynamic library libhip_hcc.so",
     },
     Rule {
+        id: "GW473",
+        name: "fabric-manager-not-ready",
+        category: C::DevicePlugin,
+        gate: G::Runtime,
+        looks_at: "CUDA's error in the container's log, the node's Fabric Manager service log",
+        pattern: r"\bsystem not yet initialized\b|\bcudaErrorSystemNotReady\b|\bCUDA_ERROR_SYSTEM_NOT_READY\b|\bfabric manager never reported Completed\b|\bfabric manager config file item: (?P<item>\w+) has an invalid value\b|\bUnknown option: \S*/nvswitch/fabricmanager\.cfg\b",
+        summary: "the node's NVLink fabric is not ready, so CUDA cannot start on its GPUs: on an NVSwitch node (HGX A100/H100/H200, B200) the NVIDIA Fabric Manager is not running or does not match the driver",
+        explanation: doc!(
+            "On a node whose GPUs talk through NVSwitches, CUDA refuses to start (error 802, `system not yet initialized`) until the NVIDIA Fabric Manager has set up the fabric; `nvidia-smi -q` then shows the GPUs' Fabric State `In Progress` instead of `Completed`. The device plugin may still advertise the GPUs, so Pods are scheduled and fail in their containers, and the GPU Operator's CUDA validator fails the same way.",
+            "The `nvidia-fabricmanager` service is not installed, not started, or fails on its configuration (an invalid config item, options its start script does not take), or its version differs from the driver's: the two must be the same release. With the GPU Operator the driver container runs it.",
+            "On the node, start Fabric Manager with the driver's exact version (`systemctl status nvidia-fabricmanager`, or the driver container's log), fix its configuration, and wait for the GPUs' Fabric State to read `Completed` before running GPU work.",
+        ),
+        next: &[
+            Next {
+                command: "systemctl status nvidia-fabricmanager --no-pager; journalctl -u nvidia-fabricmanager --no-pager | tail -20",
+                place: Node,
+                why: "see whether Fabric Manager runs and why it stopped",
+            },
+            Next {
+                command: "nvidia-smi -q | grep -A3 -i fabric",
+                place: Node,
+                why: "see whether each GPU's fabric registration completed",
+            },
+        ],
+        fix: None,
+        example: "RuntimeError: cuda runtime error (802) : system not yet initialized at /opt/conda/conda-bld/pytorch_1579022034529/work/aten/src/THC/THCGeneral.cpp:50",
+        example_source: "https://github.com/pytorch/pytorch/issues/35710",
+        near_miss: "nv-fabricmanager[4177]: request to query NVSwitch device information from NVSwitch driver failed with error:WARNING Nothing to do [NV_WARN_NOTHING_TO_DO]",
+    },
+    Rule {
         id: "GW501",
         name: "image-pull-failed",
         category: C::Other,
@@ -5946,8 +6118,8 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Runtime,
         looks_at: "Pod status message (Evicted), kubelet Evicted event",
-        pattern: r"(?:The node was low on resource: |The node had condition: \[)(?P<resource>[\w/-]+(?:\.[\w/-]+)*(?: \w+Pressure)*)",
-        summary: "the kubelet evicted the Pod for the node's pressure: {resource}",
+        pattern: r"(?:The node was low on resource: |The node had condition: \[)(?P<resource>[\w/-]+(?:\.[\w/-]+)*(?: \w+Pressure)*)|^Evicted$",
+        summary: "the kubelet evicted the Pod for the node's pressure: {resource|the input does not say of which resource}",
         explanation: doc!(
             "The Pod was running or starting, and the kubelet evicted it because the node crossed an eviction threshold (`The node was low on resource: …`), or refused it because the node reports a pressure condition (`The node had condition: [DiskPressure]`). This is not a GPU gate.",
             "Large images and scratch data fill the node's disk (`ephemeral-storage`, `imagefs`), or Pods use more memory than the node keeps free.",
@@ -6148,10 +6320,10 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Runtime,
         looks_at: "the node's kernel log (NVRM Xid lines), often quoted beside a validator's or workload's error",
-        pattern: r"\bNVRM: Xid \([^)]*\): (?P<xid>48|63|64|74|79|92|94|95|119|120)\b",
+        pattern: r"\bNVRM: Xid \([^)]*\): (?P<xid>48|63|64|74|79|92|94|95|119|120)\b|\bNVRM: Xid \([^)]*\): 45\b.*?\bcaused by previous Xid (?P<xid_alt>145|149)\b",
         summary: "the node's GPU reports a hardware fault (Xid {xid}): the card needs a reset or repair, which no Kubernetes setting fixes",
         explanation: doc!(
-            "The NVIDIA driver logged an Xid error that means the GPU itself failed: 48 an uncorrectable double-bit ECC error, 63/64 a row-remapping event or failure, 74 an NVLink error, 79 the GPU fell off the bus, 92 a high single-bit ECC rate, 94/95 a contained or uncontained ECC error, 119/120 a GSP firmware error. Work on that GPU fails until it is reset, and some of these recur until the card is replaced.",
+            "The NVIDIA driver logged an Xid error that means the GPU itself failed: 48 an uncorrectable double-bit ECC error, 63/64 a row-remapping event or failure, 74 an NVLink error (145 and 149 too, often logged as the cause of an Xid 45), 79 the GPU fell off the bus, 92 a high single-bit ECC rate, 94/95 a contained or uncontained ECC error, 119/120 a GSP firmware error. Work on that GPU fails until it is reset, and some of these recur until the card is replaced.",
             "Hardware: a failing memory row, a PCIe or NVLink fault, overheating or power trouble, or a GPU firmware fault.",
             "Drain the node's GPU work, reset the GPU (`nvidia-smi -r`) or reboot the node, and check `nvidia-smi -q -d ECC,ROW_REMAPPER`; if the Xid returns, take the GPU out of service and have it replaced.",
         ),
@@ -6847,6 +7019,123 @@ pub static RULES: &[Rule] = &[
         example: "Nov 22 23:43:12 suzlab1080-001 kubelet[102275]: I1122 23:43:12.583274  102275 kubelet.go:1789] skipping pod synchronization - [container runtime is down]",
         example_source: "https://github.com/google/cadvisor/issues/2095",
         near_miss: "Nov 22 23:43:12 suzlab1080-001 kubelet[102275]: I1122 23:43:12.583274  102275 kubelet.go:1789] skipping pod synchronization - [container runtime status check may not have completed yet]",
+    },
+    Rule {
+        id: "GW543",
+        name: "gpu-failed-on-node",
+        category: C::Other,
+        gate: G::Runtime,
+        looks_at: "`nvidia-smi` on the node, the node's kernel log, CUDA's error in the container, GKE's node conditions",
+        pattern: r"\bUnable to determine the device handle for GPU ?(?P<gpu>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d): (?:GPU is lost|Unknown Error)\b|\bGPU is lost\.\s+Reboot the system to recover this GPU\b|\bfallen off the bus and is not responding to commands\b|\buncorrectable ECC error encountered\b|\|\s+\d+\s+ERR!\s+(?:On|Off)\s+\||\bXidCriticalError\s+True\b",
+        summary: "a GPU of the node has failed (lost from the bus, an uncorrectable ECC error, or an error state): it needs a reset or repair, which no Kubernetes setting fixes",
+        explanation: doc!(
+            "The driver can no longer use one of the node's GPUs: `nvidia-smi` reports it lost or shows `ERR!` in its row, the kernel says it fell off the bus, CUDA stops on an uncorrectable ECC error, or GKE's device plugin sets the node's `XidCriticalError` condition. Work on that GPU fails until it is reset, and the device plugin may keep offering it.",
+            "Hardware: a PCIe or power fault, overheating, failing memory (uncorrectable ECC errors and pending row remaps), or a GPU firmware fault. The driver install and the Pod's spec are not at fault.",
+            "Drain the GPU work off the node, read the Xid errors in the kernel log, then reset the GPU (`nvidia-smi -r`) or reboot the node; if it fails again, take the GPU out of service and have it replaced.",
+        ),
+        next: &[Next {
+            command: "nvidia-smi; dmesg -T | grep -i -e 'NVRM: Xid' -e 'fallen off' | tail -20; nvidia-smi -q -d ECC,ROW_REMAPPER | head -40",
+            place: Node,
+            why: "see which GPU failed, the Xid errors it logged, and its ECC and row-remapping state",
+        }],
+        fix: None,
+        example: "Unable to determine the device handle for GPU 0000:C1:00.0: GPU is lost.  Reboot the system to recover this GPU",
+        example_source: "https://github.com/NVIDIA/k8s-device-plugin/issues/231",
+        near_miss: "| NVIDIA-SMI 525.125.06   Driver Version: 525.125.06   CUDA Version: 12.0     |",
+    },
+    Rule {
+        id: "GW544",
+        name: "gpu-program-fault",
+        category: C::Other,
+        gate: G::Runtime,
+        looks_at: "the node's kernel log (NVRM Xid lines that name the faulting process)",
+        pattern: r"\bNVRM: Xid \([^)]*\): (?P<xid>13|31|43), (?:pid=|Graphics Exception\b)",
+        summary: "a program on the GPU faulted (Xid {xid}: an exception or illegal memory access in its GPU code): the GPU reached the container, and the workload's code or build is what failed",
+        explanation: doc!(
+            "The driver logged an Xid that a running program causes: 13 an exception in a GPU kernel, 31 a memory fault (an illegal address), 43 a channel the driver stopped after the program's error. The GPU, its driver and the container runtime worked: the program got the GPU and then crashed on it.",
+            "A bug in the program's GPU code or a library it uses (an out-of-bounds write, a kernel built for another GPU architecture, a mismatched CUDA library), less often a faulty card when the same GPU keeps failing with different programs.",
+            "Read the program's own error (CUDA's `illegal memory access`), run it with `CUDA_LAUNCH_BLOCKING=1` or `compute-sanitizer`, and check its CUDA libraries against the GPU; if only one GPU ever faults, test that card.",
+        ),
+        next: &[Next {
+            command: "dmesg -T | grep -i 'NVRM: Xid' | tail -20",
+            place: Node,
+            why: "see which process and GPU the Xid errors name",
+        }],
+        fix: None,
+        example: "19:15:34  NVRM: Xid (PCI:0000:9a:00): 31, pid=477445, name=python3, channel 0x00000002, intr 00000000.",
+        example_source: "https://github.com/flashinfer-ai/flashinfer/issues/3869",
+        near_miss: "Dec  2 10:43:35 worker4 kernel: [240314.528856] NVRM: Xid (PCI:0000:07:00): 48, pid='<unknown>', name=<unknown>, An uncorrectable double bit error (DBE) has been detected on GPU in the framebuffer at physAddr 0x7fdd60000 partition",
+    },
+    Rule {
+        id: "GW545",
+        name: "node-disk-full",
+        category: C::Other,
+        gate: G::Runtime,
+        looks_at: "the runtime's error in a Failed event, the kubelet's events, Docker's pull output",
+        pattern: r"\b(?:write|open|mkdir) (?P<path>/[^\s:]+): no space left on device\b|\bfailed to register layer: [^\n]*?: no space left on device\b",
+        summary: "the node's disk is full ({path|no space left on device}): the runtime cannot unpack the image or write the container's files; the GPU is not what stops it",
+        explanation: doc!(
+            "Writing a file on the node failed with `no space left on device`: the runtime could not unpack an image layer, mount the container's `resolv.conf` or `hosts`, or create its directories, so the container is never started. CUDA images are large (several GiB each), so GPU nodes fill up sooner than others.",
+            "The node's root or container filesystem (`/var/lib/containerd`, `/var/lib/docker`, `/var/lib/kubelet`) is full: old images and stopped containers, large logs, or a disk too small for the images the node pulls. The kubelet's image garbage collection and disk-pressure eviction start only at their thresholds.",
+            "Free space on the node (`crictl rmi --prune`, old logs), or give it a larger disk; the kubelet retries the container.",
+        ),
+        next: &[Next {
+            command: "df -h / /var/lib/containerd /var/lib/kubelet; crictl rmi --prune",
+            place: Node,
+            why: "see which filesystem is full, and remove the images no container uses",
+        }],
+        fix: None,
+        example: "stderr: write /usr/local/cuda-11.6/targets/x86_64-linux/lib/libnppif.so.11.6.3.9: no space left on device.",
+        example_source: "https://github.com/tlc-pack/tlcpack/issues/186",
+        near_miss: "Error: failed to create FS watcher: too many open files",
+    },
+    Rule {
+        id: "GW546",
+        name: "seccomp-profile-unknown-syscall",
+        category: C::Other,
+        gate: G::Runtime,
+        looks_at: "the OCI runtime's error when the container is created",
+        pattern: r"\berror adding seccomp filter rule for syscall (?P<syscall>\w+): permission denied\b",
+        summary: "the OCI runtime cannot load the container's seccomp profile: it names the syscall {syscall}, which this runc or libseccomp does not know; the GPU is not what stops it",
+        explanation: doc!(
+            "runc turns the container's seccomp profile into a filter with libseccomp. The profile (Docker's or containerd's default) names a syscall, such as `clone3`, that the installed libseccomp is too old to know, and runc refuses to start the container.",
+            "The container engine was upgraded and its default seccomp profile names newer syscalls, but runc or libseccomp on the node stayed older (common on Jetson's L4T and older Ubuntu releases).",
+            "Upgrade runc and libseccomp on the node to match the engine (or the engine's own packages that bring them), or run the container with a seccomp profile that the node's libseccomp knows.",
+        ),
+        next: &[Next {
+            command: "runc --version; dpkg -l libseccomp2 2>/dev/null | tail -1",
+            place: Node,
+            why: "see the runc and libseccomp versions on the node",
+        }],
+        fix: None,
+        example: "docker: Error response from daemon: failed to create shim: OCI runtime create failed: container_linux.go:380: starting container process caused: error adding seccomp filter rule for syscall clone3: permission denied: unknown.",
+        example_source: "https://github.com/dusty-nv/jetson-containers/issues/533",
+        near_miss: "docker: Error response from daemon: OCI runtime create failed: container_linux.go:380: starting container process caused: process_linux.go:545: container init caused: Running hook #0:: error running hook: exit status 1, stdout: , stderr: nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown.",
+    },
+    Rule {
+        id: "GW547",
+        name: "shared-memory-too-small",
+        category: C::Other,
+        gate: G::Runtime,
+        looks_at: "the workload's log (PyTorch's DataLoader)",
+        pattern: r"\bThis might be caused by insufficient shared memory \(shm\)|\bDataLoader worker \(pid \d+\) is killed by signal: Bus error\b",
+        summary: "the program ran out of shared memory (/dev/shm): a container's is 64 MiB unless the Pod mounts a larger one; the GPU is not what stops it",
+        explanation: doc!(
+            "PyTorch's DataLoader workers pass batches to the training process through shared memory. A container's `/dev/shm` is 64 MiB by default, and a worker that writes past it dies with a bus error (`SIGBUS`).",
+            "The Pod mounts no larger `/dev/shm`, and the batches (images, long sequences) times the number of workers need more than 64 MiB.",
+            "Mount an `emptyDir` with `medium: Memory` (and a `sizeLimit`) at `/dev/shm`, or lower the DataLoader's `num_workers`.",
+        ),
+        next: &[Next {
+            command: "kubectl get pod {pod} -n {namespace} -o jsonpath='{.spec.volumes}'",
+            place: Cluster,
+            why: "see whether the Pod mounts a memory-backed volume at /dev/shm",
+        }],
+        fix: Some(
+            "spec:\n  volumes:\n    - name: dshm\n      emptyDir:\n        medium: Memory\n        sizeLimit: 8Gi\n  containers:\n    - name: main\n      volumeMounts:\n        - name: dshm\n          mountPath: /dev/shm",
+        ),
+        example: "ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).",
+        example_source: "https://github.com/kubeflow/pipelines/issues/6510",
+        near_miss: "  File \"/opt/conda/lib/python3.6/site-packages/torch/utils/data/dataloader.py\", line 480, in _try_get_batch",
     },
     Rule {
         id: "GW602",

@@ -344,6 +344,16 @@ fn no_summary_of_a_real_paste_keeps_a_placeholder() {
                     let name = path.file_name().unwrap().to_string_lossy();
                     left.push(format!("{name} {:?}: {}", c.rule, m.as_str()));
                 }
+                // A next command may leave a name that the reader knows and the paste did not give (`<pod>`,
+                // `<node>`); never one that the tool derives, such as a JSONPath of the resource.
+                for n in &c.next {
+                    for m in placeholder.find_iter(&n.command) {
+                        if m.as_str().contains("jsonpath") || m.as_str() == "<resource>" {
+                            let name = path.file_name().unwrap().to_string_lossy();
+                            left.push(format!("{name} {:?} next: {}", c.rule, m.as_str()));
+                        }
+                    }
+                }
             }
         }
     }
