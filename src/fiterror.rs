@@ -81,8 +81,23 @@ pub fn warm() {
 
 /// Finds and splits the first FitError in `message`. `None` when the message has none.
 pub fn parse(message: &str) -> Option<FitError> {
-    let mut caps = ANCHOR.create_captures();
-    ANCHOR.captures(message.as_bytes(), &mut caps);
+    // The PostFilter's own `preemption: 0/N nodes are available: …` is not the histogram of the filters: a
+    // scheduler log line that puts it first (`status="…, preemption: 0/N …" err="0/N …"`) has the histogram
+    // after it.
+    let after_preemption = |start: usize| {
+        message[..start]
+            .trim_end()
+            .to_ascii_lowercase()
+            .ends_with("preemption:")
+    };
+    let caps = ANCHOR
+        .captures_iter(message.as_bytes())
+        .find(|c| c.get_match().is_some_and(|m| !after_preemption(m.start())))
+        .or_else(|| {
+            let mut first = ANCHOR.create_captures();
+            ANCHOR.captures(message.as_bytes(), &mut first);
+            Some(first)
+        })?;
     let whole = caps.get_match()?;
     let nodes_total = caps
         .get_group_by_name("n")
@@ -386,6 +401,34 @@ mod tests {
             )
             .unwrap()
             .overlapping
+        );
+    }
+
+    #[test]
+    fn a_log_line_with_the_preemption_status_first() {
+        // kubernetes/kubernetes #141491: the scheduler's log puts the PostFilter's status before the error.
+        let line = r#"E0818 03:49:08.258141      15 schedule_one.go:247] "pod anti-affinity after SchedulePod for pod" pod="kube-system/registry-647bbf9878-26bk8" status="no new claims to deallocate, preemption: 0/401 nodes are available: 3 node(s) didn't match pod anti-affinity rules, 398 Preemption is not helpful for scheduling." err="0/401 nodes are available: 1 Insufficient cpu, 1 Insufficient memory, 1 Too many pods, 3 node(s) didn't match pod anti-affinity rules, 397 node(s) didn't match Pod's node affinity/selector. no new claims to deallocate, preemption: 0/401 nodes are available: 3 node(s) didn't match pod anti-affinity rules, 398 Preemption is not helpful for scheduling.""#;
+        let f = parse(line).unwrap();
+        assert_eq!(f.nodes_total, Some(401));
+        assert_eq!(
+            items(&f),
+            vec![
+                (Some(1), "Insufficient cpu"),
+                (Some(1), "Insufficient memory"),
+                (Some(1), "Too many pods"),
+                (Some(3), "node(s) didn't match pod anti-affinity rules"),
+                (
+                    Some(397),
+                    "node(s) didn't match Pod's node affinity/selector"
+                ),
+            ]
+        );
+        // A message that is only the PostFilter's part still reads.
+        let alone =
+            "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.";
+        assert_eq!(
+            items(&parse(alone).unwrap()),
+            vec![(Some(2), "Preemption is not helpful for scheduling")]
         );
     }
 

@@ -1586,7 +1586,7 @@ fn stack_pod_down(d: Diagnosis, ev: &Evidence, ctx: &Context) -> Diagnosis {
         format!(
             "{name} belongs to the GPU stack and has its node but was never started there (Pending): until it runs, its node advertises no GPU"
         )
-    } else if state.starts_with("Init:") && !advertises {
+    } else if state.starts_with("Init:") && !waits_in_init(&state) && !advertises {
         format!(
             "{name} belongs to the GPU stack and its init containers fail ({state}): they check the driver (and the container toolkit) on its node, which are not ready"
         )
@@ -1842,6 +1842,7 @@ fn whose_component_failure(
         c.category = Category::DevicePlugin;
     } else if has(&OTHER_GPU_COMPONENTS)
         && has(&["init:crashloopbackoff", "init: crashloopbackoff"])
+        && !has(&["node-feature-discovery", "nfd-"])
     {
         // An operand of the GPU Operator (feature discovery, the DCGM exporter) whose init containers loop:
         // they check the driver and the container toolkit on its node, which are not ready.
@@ -2568,9 +2569,16 @@ struct Context {
     /// another kind.
     own_selector: bool,
     /// The GPU resource a next command names when neither the rule's message nor the Pod gives one: the first of
-    /// `GPU_RESOURCES` that the input mentions, else `nvidia.com/gpu`.
-    gpu_named: &'static str,
+    /// `GPU_RESOURCES` that the input mentions, else the first other accelerator's resource it names, else
+    /// `nvidia.com/gpu`.
+    gpu_named: String,
 }
+
+/// A domain-prefixed resource name in a message (`npu.intel.com/accel`).
+static RESOURCE_NAME: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"\b[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)+/[a-z0-9][a-z0-9._-]*")
+        .expect("resource name regex")
+});
 
 /// The vendors' GPU resources, in the order a paste that names none falls back on them.
 const GPU_RESOURCES: [&str; 5] = [
@@ -2677,12 +2685,24 @@ impl Context {
         };
         let own_selector = !pod
             .is_some_and(|p| !p.node_selector.is_empty() && p.node_selector.keys().all(generic));
-        let gpu_named = GPU_RESOURCES
-            .into_iter()
-            .find(|r| {
-                !vars.contains_key("resource") && ev.signals.iter().any(|s| s.message.contains(r))
-            })
-            .unwrap_or(GPU_RESOURCES[0]);
+        let gpu_named = if vars.contains_key("resource") {
+            GPU_RESOURCES[0].to_string()
+        } else {
+            GPU_RESOURCES
+                .into_iter()
+                .find(|r| ev.signals.iter().any(|s| s.message.contains(r)))
+                .map(str::to_string)
+                .or_else(|| {
+                    ev.signals.iter().find_map(|s| {
+                        RESOURCE_NAME
+                            .find_iter(&s.message)
+                            .map(|m| m.as_str())
+                            .find(|r| is_gpu_resource(r) && is_extended_resource(r))
+                            .map(str::to_string)
+                    })
+                })
+                .unwrap_or_else(|| GPU_RESOURCES[0].to_string())
+        };
         Context {
             vars,
             gpu_selector,
@@ -2914,7 +2934,7 @@ fn new_cause(f: &Finding, ctx: &Context) -> Cause {
     // tickets are about.
     let mut for_next = local.clone();
     if resource.is_none() {
-        for_next.insert("resource".into(), ctx.gpu_named.into());
+        for_next.insert("resource".into(), ctx.gpu_named.clone());
         for_next.insert(
             "resource_jsonpath".into(),
             ctx.gpu_named.replace('.', "\\."),

@@ -5935,7 +5935,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Runtime,
         looks_at: "CUDA's error in the container's log, the node's Fabric Manager service log",
-        pattern: r"\bsystem not yet initialized\b|\bcudaErrorSystemNotReady\b|\bCUDA_ERROR_SYSTEM_NOT_READY\b|\bfabric manager never reported Completed\b|\bfabric manager config file item: (?P<item>\w+) has an invalid value\b|\bUnknown option: \S*/nvswitch/fabricmanager\.cfg\b",
+        pattern: r"\b(?:CUDA|cuda|802)\b[^\n]{0,80}?\bsystem not yet initialized\b|\berror code system not yet initialized\b|-> system not yet initialized\b|\bcudaErrorSystemNotReady\b|\bCUDA_ERROR_SYSTEM_NOT_READY\b|\bfabric manager never reported Completed\b|\bfabric manager config file item: (?P<item>\w+) has an invalid value\b|\bUnknown option: \S*/nvswitch/fabricmanager\.cfg\b",
         summary: "the node's NVLink fabric is not ready, so CUDA cannot start on its GPUs: on an NVSwitch node (HGX A100/H100/H200, B200) the NVIDIA Fabric Manager is not running or does not match the driver",
         explanation: doc!(
             "On a node whose GPUs talk through NVSwitches, CUDA refuses to start (error 802, `system not yet initialized`) until the NVIDIA Fabric Manager has set up the fabric; `nvidia-smi -q` then shows the GPUs' Fabric State `In Progress` instead of `Completed`. The device plugin may still advertise the GPUs, so Pods are scheduled and fail in their containers, and the GPU Operator's CUDA validator fails the same way.",
@@ -6119,7 +6119,7 @@ pub static RULES: &[Rule] = &[
         gate: G::Runtime,
         looks_at: "Pod status message (Evicted), kubelet Evicted event",
         pattern: r"(?:The node was low on resource: |The node had condition: \[)(?P<resource>[\w/-]+(?:\.[\w/-]+)*(?: \w+Pressure)*)|^Evicted$",
-        summary: "the kubelet evicted the Pod for the node's pressure: {resource|the input does not say of which resource}",
+        summary: "the kubelet evicted the Pod for the node's pressure: {resource|the input does not say which resource (or whether it was the Pod's own ephemeral-storage limit)}",
         explanation: doc!(
             "The Pod was running or starting, and the kubelet evicted it because the node crossed an eviction threshold (`The node was low on resource: …`), or refused it because the node reports a pressure condition (`The node had condition: [DiskPressure]`). This is not a GPU gate.",
             "Large images and scratch data fill the node's disk (`ephemeral-storage`, `imagefs`), or Pods use more memory than the node keeps free.",
@@ -6320,7 +6320,7 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Runtime,
         looks_at: "the node's kernel log (NVRM Xid lines), often quoted beside a validator's or workload's error",
-        pattern: r"\bNVRM: Xid \([^)]*\): (?P<xid>48|63|64|74|79|92|94|95|119|120)\b|\bNVRM: Xid \([^)]*\): 45\b.*?\bcaused by previous Xid (?P<xid_alt>145|149)\b",
+        pattern: r"\bNVRM: Xid \([^)]*\): (?P<xid>48|63|64|74|79|92|94|95|119|120|145|149)\b|\bNVRM: Xid \([^)]*\): 45\b.*?\bcaused by previous Xid (?P<xid_alt>145|149)\b",
         summary: "the node's GPU reports a hardware fault (Xid {xid}): the card needs a reset or repair, which no Kubernetes setting fixes",
         explanation: doc!(
             "The NVIDIA driver logged an Xid error that means the GPU itself failed: 48 an uncorrectable double-bit ECC error, 63/64 a row-remapping event or failure, 74 an NVLink error (145 and 149 too, often logged as the cause of an Xid 45), 79 the GPU fell off the bus, 92 a high single-bit ECC rate, 94/95 a contained or uncontained ECC error, 119/120 a GSP firmware error. Work on that GPU fails until it is reset, and some of these recur until the card is replaced.",
@@ -7025,11 +7025,11 @@ pub static RULES: &[Rule] = &[
         name: "gpu-failed-on-node",
         category: C::Other,
         gate: G::Runtime,
-        looks_at: "`nvidia-smi` on the node, the node's kernel log, CUDA's error in the container, GKE's node conditions",
-        pattern: r"\bUnable to determine the device handle for GPU ?(?P<gpu>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d): (?:GPU is lost|Unknown Error)\b|\bGPU is lost\.\s+Reboot the system to recover this GPU\b|\bfallen off the bus and is not responding to commands\b|\buncorrectable ECC error encountered\b|\|\s+\d+\s+ERR!\s+(?:On|Off)\s+\||\bXidCriticalError\s+True\b",
+        looks_at: "`nvidia-smi` on the node, the node's kernel log, CUDA's error in the container",
+        pattern: r"\bUnable to determine the device handle for GPU ?(?:\d+: ?)?(?P<gpu>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d): (?:GPU is lost|Unknown Error)\b|\bGPU is lost\.\s+Reboot the system to recover this GPU\b|\bfallen off the bus and is not responding to commands\b|\buncorrectable ECC error encountered\b|\|\s+\d+\s+ERR!\s+(?:On|Off)\s+\|",
         summary: "a GPU of the node has failed (lost from the bus, an uncorrectable ECC error, or an error state): it needs a reset or repair, which no Kubernetes setting fixes",
         explanation: doc!(
-            "The driver can no longer use one of the node's GPUs: `nvidia-smi` reports it lost or shows `ERR!` in its row, the kernel says it fell off the bus, CUDA stops on an uncorrectable ECC error, or GKE's device plugin sets the node's `XidCriticalError` condition. Work on that GPU fails until it is reset, and the device plugin may keep offering it.",
+            "The driver can no longer use one of the node's GPUs: `nvidia-smi` reports it lost or shows `ERR!` in its row, the kernel says it fell off the bus, or CUDA stops on an uncorrectable ECC error. Work on that GPU fails until it is reset, and the device plugin may keep offering it.",
             "Hardware: a PCIe or power fault, overheating, failing memory (uncorrectable ECC errors and pending row remaps), or a GPU firmware fault. The driver install and the Pod's spec are not at fault.",
             "Drain the GPU work off the node, read the Xid errors in the kernel log, then reset the GPU (`nvidia-smi -r`) or reboot the node; if it fails again, take the GPU out of service and have it replaced.",
         ),
@@ -7049,7 +7049,7 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Runtime,
         looks_at: "the node's kernel log (NVRM Xid lines that name the faulting process)",
-        pattern: r"\bNVRM: Xid \([^)]*\): (?P<xid>13|31|43), (?:pid=|Graphics Exception\b)",
+        pattern: r"\bNVRM: Xid \([^)]*\): (?P<xid>13|31|43), (?:pid=|Graphics\b|Ch [0-9a-f]{8}\b)",
         summary: "a program on the GPU faulted (Xid {xid}: an exception or illegal memory access in its GPU code): the GPU reached the container, and the workload's code or build is what failed",
         explanation: doc!(
             "The driver logged an Xid that a running program causes: 13 an exception in a GPU kernel, 31 a memory fault (an illegal address), 43 a channel the driver stopped after the program's error. The GPU, its driver and the container runtime worked: the program got the GPU and then crashed on it.",
@@ -7072,7 +7072,7 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Runtime,
         looks_at: "the runtime's error in a Failed event, the kubelet's events, Docker's pull output",
-        pattern: r"\b(?:write|open|mkdir) (?P<path>/[^\s:]+): no space left on device\b|\bfailed to register layer: [^\n]*?: no space left on device\b",
+        pattern: r"\b(?:write|open|mkdir) (?P<path>/(?:var/lib/(?:containerd|docker|kubelet|rancher)|run/(?:containerd|k3s))/[^\s:]+): no space left on device\b|\bfailed to register layer: [^\n]*?: no space left on device\b|\bApplyLayer exit status 1 stdout: [^\n]*?stderr: write /[^\s:]+: no space left on device\b|^stderr: write /[^\s:]+: no space left on device\b",
         summary: "the node's disk is full ({path|no space left on device}): the runtime cannot unpack the image or write the container's files; the GPU is not what stops it",
         explanation: doc!(
             "Writing a file on the node failed with `no space left on device`: the runtime could not unpack an image layer, mount the container's `resolv.conf` or `hosts`, or create its directories, so the container is never started. CUDA images are large (several GiB each), so GPU nodes fill up sooner than others.",
