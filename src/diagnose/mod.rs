@@ -562,6 +562,7 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
         whose_nvml_failure(c, ev);
         whose_cuda_check(c, ev, &ctx);
         whose_volcano_shortfall(c, ev);
+        whose_scale_up(c, &ctx);
     }
     let primary = forced.unwrap_or_else(|| pick_primary(&causes, &ctx));
     let first = causes.remove(primary);
@@ -2241,6 +2242,47 @@ fn volcano_shortfall(signals: &[Signal]) -> Option<Shortfall> {
         refused,
         lines,
     })
+}
+
+/// A GPU shortfall that only the cluster autoscaler reports (`pod didn't trigger scale-up (it wouldn't fit if a
+/// new node is added): 6 Insufficient nvidia.com/gpu`) counts node groups, not nodes: the node a group would add,
+/// as its template describes it, would not have the GPU either. A group that scales up from zero has no node to
+/// copy, so its template must declare the GPU (the ASG's `k8s.io/cluster-autoscaler/node-template/resources/…`
+/// tag), or the GPU group is not one the autoscaler discovered.
+fn whose_scale_up(c: &mut Cause, ctx: &Context) {
+    if c.rule != Some("GW105")
+        || c.evidence.is_empty()
+        || !c.evidence.iter().all(|e| {
+            ["pod didn't trigger scale-up", "Scale-up predicate failed"]
+                .iter()
+                .any(|w| e.text.contains(w))
+        })
+    {
+        return;
+    }
+    let Some(resource) = detail(c, "resource").filter(|r| is_gpu_resource(r)) else {
+        return;
+    };
+    let groups = c
+        .details
+        .get("count")
+        .and_then(Value::as_u64)
+        .map_or_else(|| "the".to_string(), |n| n.to_string());
+    c.summary = format!(
+        "the cluster autoscaler adds no node for the pod: in {groups} node group(s), even a new node would not have {resource}: the group's node template does not offer it (a GPU group that scales up from zero must declare the GPU there), or the GPU group is not one it manages"
+    );
+    c.next = vec![
+        ctx.step(
+            "kubectl get configmap cluster-autoscaler-status -n kube-system -o yaml",
+            Where::Cluster,
+            "see which node groups the autoscaler manages and their sizes",
+        ),
+        ctx.step(
+            "kubectl logs -n kube-system -l app.kubernetes.io/name=aws-cluster-autoscaler --tail=200 | grep -i -e template -e 'scale-up'",
+            Where::Cluster,
+            "read why each group's template node would not fit the pod (the label differs per install)",
+        ),
+    ];
 }
 
 /// Volcano's `resource fit failed` names no resource; its log's request lines may (`volcano_shortfall`).
