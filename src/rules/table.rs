@@ -127,10 +127,12 @@ pub static CATCH_ALL: &[&str] = &[
 /// not reserved for the Pod (GW308 would blame the DRA driver); GW545 says the runtime failed because the node's disk
 /// is full (GW418 would blame the NVIDIA runtime); GW546 says the runtime failed on a seccomp profile the node's
 /// libseccomp does not know (GW418 would blame the NVIDIA runtime); GW119 reads gpushare's `Insufficient GPU Memory in
-/// one device` (GW105 would take `GPU` for a resource).
+/// one device` (GW105 would take `GPU` for a resource); GW195 says GKE's plugin waits for a driver that GKE was not
+/// asked to install (GW122 would only say it cannot initialise NVML).
 pub static REFINES: &[(&str, &str)] = &[
     ("GW146", "GW105"),
     ("GW151", "GW145"),
+    ("GW195", "GW122"),
     ("GW119", "GW105"),
     ("GW546", "GW418"),
     ("GW545", "GW418"),
@@ -236,7 +238,7 @@ pub static COMPONENT_LOG: &[&str] = &[
     "GW122", "GW123", "GW124", "GW127", "GW128", "GW133", "GW139", "GW140", "GW142", "GW143",
     "GW144", "GW145", "GW147", "GW148", "GW149", "GW150", "GW151", "GW152", "GW153", "GW154",
     "GW155", "GW164", "GW165", "GW166", "GW167", "GW169", "GW170", "GW172", "GW173", "GW174",
-    "GW175", "GW176", "GW180", "GW184", "GW186", "GW187", "GW188", "GW193",
+    "GW175", "GW176", "GW180", "GW184", "GW186", "GW187", "GW188", "GW193", "GW195",
 ];
 
 pub static RULES: &[Rule] = &[
@@ -797,7 +799,7 @@ pub static RULES: &[Rule] = &[
             },
         ],
         fix: None,
-        example: "GPU driver auto installation is disabled.\nWaiting for GPU driver libraries to be available.",
+        example: "Waiting for GPU driver libraries to be available.",
         example_source: "https://github.com/GoogleCloudPlatform/container-engine-accelerators/issues/407",
         near_miss: "nvidia-container-cli: initialization error: nvml error: driver not loaded",
     },
@@ -2777,6 +2779,36 @@ pub static RULES: &[Rule] = &[
         example: "Node scale up in zones us-central1-c associated with this pod failed: GCE quota exceeded. Pod is at risk of not being scheduled.",
         example_source: "https://github.com/huggingface/Google-Cloud-Containers/issues/126",
         near_miss: "pod didn't trigger scale-up (it wouldn't fit if a new node is added): 6 Insufficient nvidia.com/gpu",
+    },
+    Rule {
+        id: "GW195",
+        name: "gke-driver-auto-install-disabled",
+        category: C::DevicePlugin,
+        gate: G::Scheduling,
+        looks_at: "GKE's GPU device plugin log (`nvidia-gpu-device-plugin` in kube-system)",
+        pattern: r"\bGPU driver auto installation is disabled\b",
+        summary: "the node's pool asks GKE for no driver version, so GKE installs no NVIDIA driver on it: GKE's device plugin waits for the driver and the node advertises no GPU",
+        explanation: doc!(
+            "GKE's GPU device plugin waits until the NVIDIA driver's libraries are on the node before it advertises the GPUs. GKE installs the driver itself only when the node pool names a driver version; this node's pool does not, so nothing installs the driver and the plugin waits forever.",
+            "The node pool was created with `gpu-driver-version=disabled` or without a `gpu-driver-version` (older GKE versions, or pools made by tools that leave it out), and the nvidia-driver-installer DaemonSet was not applied either.",
+            "Recreate the node pool with `--accelerator type=…,count=…,gpu-driver-version=default` (or `latest`), or apply GKE's nvidia-driver-installer DaemonSet for the node's image (COS or Ubuntu).",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get nodes -L cloud.google.com/gke-accelerator -L cloud.google.com/gke-gpu-driver-version",
+                place: Cluster,
+                why: "see which GPU nodes have a driver version that GKE installs",
+            },
+            Next {
+                command: "kubectl get ds -n kube-system | grep -i -e nvidia-driver-installer -e nvidia-gpu-device-plugin",
+                place: Cluster,
+                why: "see whether a driver installer runs beside GKE's device plugin",
+            },
+        ],
+        fix: None,
+        example: "GPU driver auto installation is disabled.\nWaiting for GPU driver libraries to be available.",
+        example_source: "https://github.com/GoogleCloudPlatform/container-engine-accelerators/issues/407",
+        near_miss: "Waiting for GPU driver libraries to be available.",
     },
     Rule {
         id: "GW201",
