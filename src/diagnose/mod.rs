@@ -2244,19 +2244,36 @@ fn volcano_shortfall(signals: &[Signal]) -> Option<Shortfall> {
     })
 }
 
-/// A GPU shortfall that only the cluster autoscaler reports (`pod didn't trigger scale-up (it wouldn't fit if a
-/// new node is added): 6 Insufficient nvidia.com/gpu`) counts node groups, not nodes: the node a group would add,
-/// as its template describes it, would not have the GPU either. A group that scales up from zero has no node to
+/// A GPU shortfall that only the cluster autoscaler reports, and as its only reason (`pod didn't trigger scale-up
+/// (it wouldn't fit if a new node is added): 6 Insufficient nvidia.com/gpu`, or its log's `Scale-up predicate
+/// failed … reason: Insufficient nvidia.com/gpu`), counts node groups, not nodes: the node a group would add, as
+/// its template describes it, would not have the GPU either. A group that scales up from zero has no node to
 /// copy, so its template must declare the GPU (the ASG's `k8s.io/cluster-autoscaler/node-template/resources/…`
-/// tag), or the GPU group is not one the autoscaler discovered.
+/// tag), or the GPU group is not one the autoscaler discovered. Beside another reason (cpu, a group at its
+/// maximum, a taint), or for a Pod that asks for more than one GPU, the groups may lack something else.
 fn whose_scale_up(c: &mut Cause, ctx: &Context) {
+    let only_the_gpu = |text: &str| {
+        if text.contains("Scale-up predicate failed") {
+            return true;
+        }
+        text.contains("pod didn't trigger scale-up")
+            && crate::fiterror::parse(text).is_some_and(|f| {
+                !f.items.is_empty()
+                    && f.items.iter().all(|i| {
+                        i.reason
+                            .strip_prefix("Insufficient ")
+                            .is_some_and(is_gpu_resource)
+                    })
+            })
+    };
+    let one = ctx
+        .vars
+        .get("resource_request")
+        .is_none_or(|q| q.trim() == "1");
     if c.rule != Some("GW105")
+        || !one
         || c.evidence.is_empty()
-        || !c.evidence.iter().all(|e| {
-            ["pod didn't trigger scale-up", "Scale-up predicate failed"]
-                .iter()
-                .any(|w| e.text.contains(w))
-        })
+        || !c.evidence.iter().all(|e| only_the_gpu(&e.text))
     {
         return;
     }
@@ -2267,9 +2284,9 @@ fn whose_scale_up(c: &mut Cause, ctx: &Context) {
         .details
         .get("count")
         .and_then(Value::as_u64)
-        .map_or_else(|| "the".to_string(), |n| n.to_string());
+        .map_or_else(|| "its".to_string(), |n| n.to_string());
     c.summary = format!(
-        "the cluster autoscaler adds no node for the pod: in {groups} node group(s), even a new node would not have {resource}: the group's node template does not offer it (a GPU group that scales up from zero must declare the GPU there), or the GPU group is not one it manages"
+        "the cluster autoscaler adds no node for the pod: in {groups} node group(s), even a new node would not have {resource}: their node templates do not offer it (a GPU group that scales up from zero must declare the GPU there), or the GPU group is not one it manages"
     );
     c.next = vec![
         ctx.step(
@@ -2278,9 +2295,9 @@ fn whose_scale_up(c: &mut Cause, ctx: &Context) {
             "see which node groups the autoscaler manages and their sizes",
         ),
         ctx.step(
-            "kubectl logs -n kube-system -l app.kubernetes.io/name=aws-cluster-autoscaler --tail=200 | grep -i -e template -e 'scale-up'",
+            "kubectl logs -n kube-system $(kubectl get pods -n kube-system -o name | grep cluster-autoscaler | head -1) --tail=300 | grep -i -e template -e predicate -e 'scale-up'",
             Where::Cluster,
-            "read why each group's template node would not fit the pod (the label differs per install)",
+            "read why each group's template node would not fit the pod (a managed autoscaler, as on GKE or AKS, runs no Pod there)",
         ),
     ];
 }

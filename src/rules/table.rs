@@ -2785,11 +2785,11 @@ pub static RULES: &[Rule] = &[
         name: "gke-driver-auto-install-disabled",
         category: C::DevicePlugin,
         gate: G::Scheduling,
-        looks_at: "GKE's GPU device plugin log (`nvidia-gpu-device-plugin` in kube-system)",
+        looks_at: "the log of the driver installer's init container in GKE's GPU device plugin Pod (`nvidia-gpu-device-plugin` in kube-system)",
         pattern: r"\bGPU driver auto installation is disabled\b",
         summary: "the node's pool asks GKE for no driver version, so GKE installs no NVIDIA driver on it: GKE's device plugin waits for the driver and the node advertises no GPU",
         explanation: doc!(
-            "GKE's GPU device plugin waits until the NVIDIA driver's libraries are on the node before it advertises the GPUs. GKE installs the driver itself only when the node pool names a driver version; this node's pool does not, so nothing installs the driver and the plugin waits forever.",
+            "GKE's GPU device plugin Pod first runs a driver installer (an init container) that waits until the NVIDIA driver's libraries are on the node. GKE installs the driver itself only when the node pool names a driver version; this node's pool does not, so the installer says auto installation is disabled, nothing installs the driver, and the plugin waits forever.",
             "The node pool was created with `gpu-driver-version=disabled` or without a `gpu-driver-version` (older GKE versions, or pools made by tools that leave it out), and the nvidia-driver-installer DaemonSet was not applied either.",
             "Recreate the node pool with `--accelerator type=…,count=…,gpu-driver-version=default` (or `latest`), or apply GKE's nvidia-driver-installer DaemonSet for the node's image (COS or Ubuntu).",
         ),

@@ -791,3 +791,21 @@ fn every_rule_example_snapshot() {
         insta::assert_json_snapshot!(format!("example-{}", r.id), d);
     }
 }
+
+#[test]
+fn the_autoscalers_gpu_shortfall_names_node_groups_only_when_it_is_the_only_reason() {
+    let summary = |name: &str| {
+        let path = format!("{}/tests/fixtures/real/{name}", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(path).unwrap();
+        let (_, evs) = gpuwhy::offline::parse(&text, "paste").unwrap();
+        gpuwhy::diagnose::diagnose_all(&evs)[0].causes[0]
+            .summary
+            .clone()
+    };
+    // `it wouldn't fit if a new node is added: 6 Insufficient nvidia.com/gpu` counts node groups.
+    let alone = summary("aa033-ca-notriggerscaleup-gpu-scale-from-zero.txt");
+    assert!(alone.contains("in 6 node group(s)"), "{alone}");
+    // Beside a group at its maximum size, the groups may lack something else: the nodes' reading stays.
+    let beside = summary("031-autoscaler-mig-wrapped-notriggerscaleup.txt");
+    assert!(!beside.contains("node group(s)"), "{beside}");
+}
