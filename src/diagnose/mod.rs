@@ -2280,11 +2280,7 @@ fn whose_scale_up(c: &mut Cause, ctx: &Context) {
     let Some(resource) = detail(c, "resource").filter(|r| is_gpu_resource(r)) else {
         return;
     };
-    let groups = c
-        .details
-        .get("count")
-        .and_then(Value::as_u64)
-        .map_or_else(|| "its".to_string(), |n| n.to_string());
+    let groups = count_or(c, "its");
     c.summary = format!(
         "the cluster autoscaler adds no node for the pod: in {groups} node group(s), even a new node would not have {resource}: their node templates do not offer it (a GPU group that scales up from zero must declare the GPU there), or the GPU group is not one it manages"
     );
@@ -2316,11 +2312,7 @@ fn whose_volcano_shortfall(c: &mut Cause, ev: &Evidence) {
     else {
         return;
     };
-    let count = c
-        .details
-        .get("count")
-        .and_then(Value::as_u64)
-        .map_or_else(|| "some".to_string(), |n| n.to_string());
+    let count = count_or(c, "some");
     let names = short.join(" and ");
     let on = match shown.as_slice() {
         [one] => format!("node {one}"),
@@ -3203,6 +3195,14 @@ fn is_fallback(c: &Cause) -> u8 {
         Some(id) if crate::rules::is_hearsay(id) => 1,
         _ => 0,
     }
+}
+
+/// A cause's node (or group) count for a summary, or the words to say when the message gave none.
+fn count_or(c: &Cause, none: &str) -> String {
+    c.details
+        .get("count")
+        .and_then(Value::as_u64)
+        .map_or_else(|| none.to_string(), |n| n.to_string())
 }
 
 fn detail<'c>(c: &'c Cause, key: &str) -> Option<&'c str> {
