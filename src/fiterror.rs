@@ -60,7 +60,7 @@ fn ascii(pattern: &str) -> meta::Regex {
 
 static ANCHOR: LazyLock<meta::Regex> = LazyLock::new(|| {
     ascii(
-        r"(?:\b0/(?P<n>\d+) nodes are (?:available|unavailable)|\ball nodes are unavailable|\bpod didn't trigger scale-up(?: \([^)]*\))?|\bNo nodes are available that match all of the (?:following )?predicates|\bfit failure summary on nodes\s*):+\s*",
+        r"(?:\b0 ?/ ?(?P<n>\d+) nodes are (?:available|unavailable)|\ball nodes are unavailable|\bpod didn't trigger scale-up(?: \([^)]*\))?|\bNo nodes are available that match all of the (?:following )?predicates|\bfit failure summary on nodes\s*):+\s*",
     )
 });
 
@@ -90,18 +90,42 @@ pub fn parse(message: &str) -> Option<FitError> {
             .to_ascii_lowercase()
             .ends_with("preemption:")
     };
-    let caps = ANCHOR
+    let histogram_anchor = ANCHOR
         .captures_iter(message.as_bytes())
-        .find(|c| c.get_match().is_some_and(|m| !after_preemption(m.start())))
-        .or_else(|| {
-            let mut first = ANCHOR.create_captures();
-            ANCHOR.captures(message.as_bytes(), &mut first);
-            Some(first)
-        })?;
+        .find(|c| c.get_match().is_some_and(|m| !after_preemption(m.start())));
+    let fell_back = histogram_anchor.is_none();
+    let caps = histogram_anchor.or_else(|| {
+        let mut first = ANCHOR.create_captures();
+        ANCHOR.captures(message.as_bytes(), &mut first);
+        Some(first)
+    })?;
     let whole = caps.get_match()?;
     let nodes_total = caps
         .get_group_by_name("n")
         .and_then(|span| message.get(span.range())?.parse().ok());
+    // A PreFilter failure of the 1.26–1.30 layout has no histogram: its message is the first sentence, and the
+    // only node count is the PostFilter's (`waiting for … "claim". no new claims to deallocate, preemption: 0/2
+    // nodes are available: …`).
+    if fell_back
+        && let Some(pf) = POST_FILTER.find(&message.as_bytes()[..whole.start()])
+        && !message[..pf.start()].trim().is_empty()
+    {
+        return Some(FitError {
+            nodes_total,
+            items: vec![FitItem {
+                count: None,
+                reason: message[..pf.start()].trim().to_string(),
+            }],
+            post_filter: Some(
+                message[pf.start() + 1..]
+                    .trim()
+                    .trim_end_matches('.')
+                    .to_string(),
+            ),
+            truncated: false,
+            overlapping: false,
+        });
+    }
     let lower = message[whole.range()].to_ascii_lowercase();
     let old_style = lower.starts_with("no nodes are available that match")
         || lower.starts_with("fit failure summary");
@@ -296,6 +320,24 @@ mod tests {
             f.post_filter
                 .unwrap()
                 .starts_with("no new claims to deallocate, preemption:")
+        );
+    }
+
+    #[test]
+    fn a_prefilter_message_before_the_preemption_part_is_its_only_item() {
+        let f = parse("waiting for dynamic resource controller to create the resourceclaim \"pod0-gpu\". no new claims to deallocate, preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod").unwrap();
+        assert_eq!(
+            items(&f),
+            vec![(
+                None,
+                "waiting for dynamic resource controller to create the resourceclaim \"pod0-gpu\""
+            )]
+        );
+        assert_eq!(f.nodes_total, Some(2));
+        assert!(
+            f.post_filter
+                .unwrap()
+                .starts_with("no new claims to deallocate")
         );
     }
 

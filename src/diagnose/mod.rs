@@ -218,6 +218,11 @@ fn waits_in_init(status: &str) -> bool {
 fn reading_text(signal: &Signal) -> Cow<'_, str> {
     let message = signal.message.trim();
     if message.is_empty() {
+        // The kubelet's rejection on node affinity, shown only by its reason (a `get pods` STATUS): its message
+        // is always the predicate's.
+        if signal.reason.as_deref() == Some("NodeAffinity") {
+            return Cow::Borrowed("Predicate NodeAffinity failed");
+        }
         return Cow::Borrowed(signal.reason.as_deref().unwrap_or(""));
     }
     if signal.reason.as_deref() == Some("FailedPrepareDynamicResources")
@@ -3436,7 +3441,13 @@ fn scheduling_primary(causes: &[Cause], idx: &[usize], ctx: &Context) -> Option<
         .or_else(|| {
             find(&|c| rule(c, "GW105") || rule(c, "GW114") || rule(c, "GW120") || rule(c, "GW168"))
         })
-        .or_else(|| find(&|c| rule(c, "GW106") || rule(c, "GW107")))
+        // Of the nodes short of cpu, memory or Pod slots, the widest shortfall is what to fix first.
+        .or_else(|| {
+            idx.iter()
+                .copied()
+                .filter(|&i| rule(&causes[i], "GW106") || rule(&causes[i], "GW107"))
+                .max_by_key(|&i| (count(&causes[i]), std::cmp::Reverse(i)))
+        })
         .or_else(|| {
             let affinity = find(&|c| rule(c, "GW108"));
             match (affinity, find(&named_custom_taint)) {

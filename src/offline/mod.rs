@@ -206,8 +206,11 @@ pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
                         Ok((Format::Text, vec![read_text(input)]))
                     }
                     // `[422] …`, `[2024-…] …`: a bracketed tag on pasted text, not JSON; or a JSON
-                    // document cut short in a ticket that still carries its messages.
-                    _ if !strongly_json(trimmed) || has_message_property(trimmed) => {
+                    // document cut short (or wrapped inside a string) in a ticket that still carries its messages.
+                    _ if !strongly_json(trimmed)
+                        || has_message_property(trimmed)
+                        || carries_messages(trimmed) =>
+                    {
                         let rejoined = rejoin_wrapped(input);
                         let input = rejoined.as_deref().unwrap_or(input);
                         Ok((Format::Text, split_by_object(read_text(input))))

@@ -432,6 +432,12 @@ fn walk(doc: Value, g: &mut Groups) {
                     g.recognised += 1;
                     read_owner(&kind, &obj, g);
                 }
+                // The apiserver's reply to a request it refused (a 403 from quota or admission, as a spawner or
+                // an operator prints it): its message is what the user would have seen from kubectl.
+                "Status" if str_of(obj.get("status")).as_deref() == Some("Failure") => {
+                    g.recognised += 1;
+                    read_status(&obj, g);
+                }
                 "" if obj.get("involvedObject").is_some() || obj.get("regarding").is_some() => {
                     g.recognised += 1;
                     read_event(&obj, g);
@@ -710,6 +716,22 @@ fn read_event(obj: &Value, g: &mut Groups) {
     g.entry(&kind, &ns, &name).signals.push(signal);
 }
 
+fn read_status(obj: &Value, g: &mut Groups) {
+    let kind = str_of(path(obj, &["details", "kind"]))
+        .map(|k| if k == "pods" { "Pod".to_string() } else { k })
+        .unwrap_or_else(|| "Pod".into());
+    let name = str_of(path(obj, &["details", "name"])).unwrap_or_default();
+    let signal = Signal {
+        source: Some(SignalSource::Text),
+        reason: str_of(obj.get("reason")),
+        kind: Some("Warning".into()),
+        message: text_of(obj.get("message")).unwrap_or_default(),
+        count: 1,
+        ..Default::default()
+    };
+    g.entry(&kind, "", &name).signals.push(signal);
+}
+
 fn read_owner(kind: &str, obj: &Value, g: &mut Groups) {
     let ns = str_of(path(obj, &["metadata", "namespace"])).unwrap_or_default();
     let name = str_of(path(obj, &["metadata", "name"])).unwrap_or_default();
@@ -790,6 +812,17 @@ mod tests {
             (s1.message.as_str(), s1.count, s1.component.as_deref()),
             (s2.message.as_str(), s2.count, s2.component.as_deref())
         );
+    }
+
+    #[test]
+    fn a_refused_request_is_read_by_its_message_and_a_success_is_not() {
+        let refused = json!({"kind":"Status","apiVersion":"v1","status":"Failure","message":"pods \"nb\" is forbidden: exceeded quota: medium","reason":"Forbidden","details":{"name":"nb","kind":"pods"},"code":403});
+        let evs = read(vec![refused], "input").unwrap();
+        assert_eq!(evs.len(), 1);
+        assert_eq!(evs[0].signals[0].reason.as_deref(), Some("Forbidden"));
+        assert!(evs[0].signals[0].message.contains("exceeded quota"));
+        let ok = json!({"kind":"Status","apiVersion":"v1","status":"Success"});
+        assert!(read(vec![ok], "input").is_err());
     }
 
     #[test]
