@@ -1864,6 +1864,21 @@ fn whose_component_failure(
         // containers wait for the driver and the toolkit, so a loop there is theirs.)
         c.category = Category::Other;
         c.summary = EXPORTER_DOWN.into();
+    } else if has(&["nvidia-dcgm-"]) && !has(&["init:"]) && !reported_unadvertised {
+        // The GPU Operator's standalone DCGM (nv-hostengine) serves the GPUs' health and metrics to the exporter:
+        // like the exporter's, its crash loop keeps no GPU from any Pod.
+        c.category = Category::Other;
+        c.summary = "the GPU Operator's DCGM host engine (nvidia-dcgm) keeps failing; it only serves the GPUs' health and metrics to the DCGM exporter, so no GPU Pod waits on it: its own log says why".into();
+    } else if has(&["nvidia-container-toolkit-daemonset"]) && !has(&["init:"]) {
+        // The container toolkit's Pod writes the nvidia runtime into the node's containerd or CRI-O configuration:
+        // while it crashes, the node's runtime has no nvidia handler (or an old one).
+        c.category = Category::HandlerMissing;
+        c.summary = "the GPU Operator's container toolkit keeps failing, so it does not set up the node's container runtime (containerd or CRI-O) for the nvidia runtime: its own log says why (a runtime configuration it cannot read or write, or another runtime than the node runs)".into();
+        c.next = vec![ctx.step(
+            "kubectl logs {pod} -n {namespace} --previous --tail=100",
+            Where::Cluster,
+            "read why the toolkit stops",
+        )];
     } else if has(&OTHER_GPU_COMPONENTS) {
         // A GPU-stack component that keeps crashing is why the node advertises no GPU, when the reporter
         // says it advertises none; otherwise what breaks it is inside the component.
