@@ -119,6 +119,36 @@ pub fn read(message: &str) -> Reading {
             reading = glued;
         }
     }
+    // A line that blocks nothing (a harmless warning) explains itself, not the block it came in: the block's
+    // other lines are read on their own.
+    if !reading.findings.is_empty()
+        && message.contains('\n')
+        && reading
+            .findings
+            .iter()
+            .all(|f| matches!(f.rule.id, "GW604" | "GW605"))
+    {
+        let harmless = |line: &str| {
+            let found = rules::all_matches(&normalise(line));
+            reading
+                .findings
+                .iter()
+                .any(|f| found.iter().any(|r| r.id == f.rule.id))
+        };
+        let rest: Vec<&str> = message.lines().filter(|l| !harmless(l)).collect();
+        let rest = rest.join("\n");
+        if !rest.trim().is_empty() {
+            let more = read(&rest);
+            if more.findings.is_empty() {
+                if crate::diagnose::looks_like_error(&rest) {
+                    reading.unexplained.push(normalise(&rest));
+                }
+            } else {
+                reading.findings = more.findings;
+                reading.unexplained = more.unexplained;
+            }
+        }
+    }
     reading
 }
 

@@ -110,12 +110,10 @@ pub fn parse(message: &str) -> Option<FitError> {
         && let Some(pf) = POST_FILTER.find(&message.as_bytes()[..whole.start()])
         && !message[..pf.start()].trim().is_empty()
     {
+        // A histogram whose head was cut off (`2 node(s) had …, 1 Insufficient …`) still splits on its counts.
         return Some(FitError {
             nodes_total,
-            items: vec![FitItem {
-                count: None,
-                reason: message[..pf.start()].trim().to_string(),
-            }],
+            items: split_counted(message[..pf.start()].trim()),
             post_filter: Some(
                 message[pf.start() + 1..]
                     .trim()

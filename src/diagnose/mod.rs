@@ -460,6 +460,35 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
             });
         }
     }
+    // Findings that block nothing (a harmless warning) do not say that nothing blocks when another line
+    // complains in words no rule reads: that line is what the input shows, and they come after it.
+    let mut harmless = Vec::new();
+    let only_noise = !causes.is_empty()
+        && causes.iter().all(|c| {
+            HARMLESS_COMPONENTS
+                .iter()
+                .any(|(id, _)| c.rule == Some(*id))
+        });
+    if only_noise {
+        // The component that printed the harmless line says more of the same (Fabric Manager's service
+        // failing after it found nothing to do): that is the harmless line's, not another failure.
+        unexplained.retain(|(s, _)| {
+            let lower = s.message.to_ascii_lowercase();
+            !causes.iter().any(|c| {
+                HARMLESS_COMPONENTS.iter().any(|(id, words)| {
+                    c.rule == Some(*id) && words.iter().any(|w| lower.contains(w))
+                })
+            })
+        });
+    }
+    if only_noise
+        && unexplained.iter().any(|(s, _)| {
+            looks_like_error(&s.message)
+                && !(passed_scheduling && gate_of_signal(s) == Gate::Scheduling)
+        })
+    {
+        harmless = std::mem::take(&mut causes);
+    }
     if causes.is_empty() {
         let unexplained: Vec<_> = unexplained
             .into_iter()
@@ -547,7 +576,9 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
             vec![next],
             gaps,
         );
-        return log_unexplained(stack_pod_down(d, ev, &ctx), ev, &ctx);
+        let mut d = log_unexplained(stack_pod_down(d, ev, &ctx), ev, &ctx);
+        d.causes.extend(harmless);
+        return d;
     }
 
     let names = [
@@ -1201,8 +1232,9 @@ static UNEXPLAINED_LOGS: [UnexplainedLog; 4] = [
             "mig-parted",
             "vgpu-device-manager",
         ],
-        // An exporter only watches the GPUs: its failure takes nothing from the node.
-        unless: &["dcgm-exporter"],
+        // An exporter only watches the GPUs: its failure takes nothing from the node. The driver container's
+        // last line (`Done, now waiting for signal`) says the install got past what went wrong before it.
+        unless: &["dcgm-exporter", "done, now waiting for signal"],
         needs_log_lines: false,
         needs_complaint: true,
         own_lines: &[],
@@ -1241,6 +1273,16 @@ static UNEXPLAINED_LOGS: [UnexplainedLog; 4] = [
             "find the exporter's Pods and whether DCGM runs beside them (nv-hostengine)",
         )],
     },
+];
+
+/// Harmless lines a ticket carries beside its failure (they say nothing of the Pod), each with the component
+/// whose other lines it stands for: the service that printed it fails after it.
+const HARMLESS_COMPONENTS: [(&str, &[&str]); 2] = [
+    (
+        "GW604",
+        &["fabricmanager", "fabric manager", "fabric-manager"],
+    ),
+    ("GW605", &[]),
 ];
 
 /// What the DCGM exporter's failure means: it only reads the GPUs' metrics, so no Pod waits on it.

@@ -202,14 +202,18 @@ pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
                         Ok((Format::Text, vec![read_text(input)]))
                     }
                     Ok(docs) if docs.len() > 1 => Ok((Format::Json, objects::read(docs, what)?)),
+                    // A word processor's or a tracker's no-break spaces in the indentation are not JSON's: read
+                    // once more with plain spaces.
+                    _ if trimmed.contains('\u{a0}') => parse(&trimmed.replace('\u{a0}', " "), what),
                     _ if trimmed.starts_with('{') && looks_like_log_json(trimmed) => {
                         Ok((Format::Text, vec![read_text(input)]))
                     }
                     // `[422] …`, `[2024-…] …`: a bracketed tag on pasted text, not JSON; or a JSON
-                    // document cut short (or wrapped inside a string) in a ticket that still carries its messages.
+                    // document cut short in a ticket that still carries its messages, or one a ticket mangled (a
+                    // line break inside a string, typeset quotes) that carries them; not one that merely ends early.
                     _ if !strongly_json(trimmed)
                         || has_message_property(trimmed)
-                        || carries_messages(trimmed) =>
+                        || (!json_err.is_eof() && carries_messages(trimmed)) =>
                     {
                         let rejoined = rejoin_wrapped(input);
                         let input = rejoined.as_deref().unwrap_or(input);

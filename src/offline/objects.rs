@@ -434,7 +434,11 @@ fn walk(doc: Value, g: &mut Groups) {
                 }
                 // The apiserver's reply to a request it refused (a 403 from quota or admission, as a spawner or
                 // an operator prints it): its message is what the user would have seen from kubectl.
-                "Status" if str_of(obj.get("status")).as_deref() == Some("Failure") => {
+                // Not a missing object (`NotFound`): that is no answer about a Pod.
+                "Status"
+                    if str_of(obj.get("status")).as_deref() == Some("Failure")
+                        && str_of(obj.get("reason")).as_deref() != Some("NotFound") =>
+                {
                     g.recognised += 1;
                     read_status(&obj, g);
                 }

@@ -290,7 +290,36 @@ fn matching(text: &str) -> Vec<usize> {
         .into_iter()
         .filter(|&i| counts_agree(i, text))
         .filter(|&i| RULES[i].id != WORKLOAD_ERROR || workload_error(i, text).is_some())
+        .filter(|&i| RULES[i].id != RUNC_MOUNT || !mounts_accelerator_files(i, text))
         .collect()
+}
+
+/// GW551 reads runc's refusal of a volume's mount; a mount of the driver's files or device nodes (the NVIDIA
+/// runtime's CDI edits, a vendor's hook) is the GPU runtime's, which GW418 and its refinements read.
+const RUNC_MOUNT: &str = "GW551";
+
+fn mounts_accelerator_files(idx: usize, text: &str) -> bool {
+    let re = each(idx);
+    let mut caps = re.create_captures();
+    re.captures(text.as_bytes(), &mut caps);
+    re.group_info()
+        .pattern_names(PatternID::ZERO)
+        .flatten()
+        .filter_map(|n| caps.get_group_by_name(n))
+        .map(|span| String::from_utf8_lossy(&text.as_bytes()[span.range()]).to_ascii_lowercase())
+        .any(|path| {
+            [
+                "nvidia",
+                "cuda",
+                "libnv",
+                "/dev/dri",
+                "/dev/kfd",
+                "/dev/accel",
+                "/dev/neuron",
+            ]
+            .iter()
+            .any(|w| path.contains(w))
+        })
 }
 
 /// GW528's error as the program printed it, cut where its line ended (a record's lines arrive joined by

@@ -132,6 +132,8 @@ pub static CATCH_ALL: &[&str] = &[
 pub static REFINES: &[(&str, &str)] = &[
     ("GW146", "GW105"),
     ("GW151", "GW145"),
+    ("GW475", "GW416"),
+    ("GW229", "GW230"),
     ("GW140", "GW155"),
     ("GW461", "GW408"),
     ("GW551", "GW418"),
@@ -815,7 +817,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "device-plugin Pod log, a node's Capacity and Allocatable (describe node)",
-        pattern: r"device marked unhealthy|Marking it unhealthy|Failed to start health check|\bCapacity:(?: [\w./-]+: \S+){0,24}? (?P<resource>nvidia\.com/gpu|amd\.com/gpu|gpu\.intel\.com/(?:i915|xe)): (?P<capacity>\d+)(?: [\w./-]+: \S+){0,24}? Allocatable:(?: [\w./-]+: \S+){0,24}? (?:nvidia\.com/gpu|amd\.com/gpu|gpu\.intel\.com/(?:i915|xe)): (?P<allocatable>\d+)\b",
+        pattern: r"device marked unhealthy|Marking it unhealthy|\bMarking all devices as unhealthy\b|Failed to start health check|\bCapacity:(?: [\w./-]+: \S+){0,24}? (?P<resource>nvidia\.com/gpu|amd\.com/gpu|gpu\.intel\.com/(?:i915|xe)): (?P<capacity>\d+)(?: [\w./-]+: \S+){0,24}? Allocatable:(?: [\w./-]+: \S+){0,24}? (?:nvidia\.com/gpu|amd\.com/gpu|gpu\.intel\.com/(?:i915|xe)): (?P<allocatable>\d+)\b",
         summary: "the device plugin marks GPUs unhealthy, so the node stops advertising them",
         explanation: doc!(
             "The device plugin's health check marked a GPU unhealthy; unhealthy devices are left out of allocatable, so GPU Pods see `Insufficient` or are rejected at admission.",
@@ -1235,7 +1237,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the GPU Operator's driver container log (nvidia-driver-daemonset), AMD's KMM worker log",
-        pattern: r"Could not resolve Linux kernel version|\bKernel module load error: \S|Unable to locate package (?P<package>linux-(?:objects|signatures|modules)-nvidia-\S+)|\bERROR: Unable to load the kernel module (?:'?nvidia(?:-\w+)*\.ko'?|'$)|\bError: Unable to find a match: (?P<package_alt>(?:kernel-(?:headers|devel|core)-|elfutils-libelf-devel)\S*)|\bERROR: modpost: GPL-incompatible module nvidia\.ko uses GPL-only symbol|\bCould not unload NVIDIA driver kernel modules, driver is in use|\bCould not find kernel full version\b|\bCould not locate Linux kernel version string\b|\bmodprobe: (?:ERROR|FATAL): [^']{0,120}?(?:'(?:ipmi_msghandler|ipmi_devintf|nvidia(?:[-_](?:uvm|modeset|drm))?)'|/drivers/gpu/|\bamdgpu\b)|\bfailed to load nvidia-peermem module\b|\b(?:nvidia(?:[-_]\w+)?|nv_peer_mem): Unknown symbol \w+|\bnvidia-driver-ctr\s+Temporary failure resolving '[^'\n]+'|\bnvidia-driver: line \d+: \w+: unbound variable|\bFATAL: failed to reach RHEL package repositories\b|\bFailed to download metadata for repo '(?P<package_alt2>rhel-[\w.-]+)'|\bError in POSTIN scriptlet in rpm package (?P<package_alt3>amdgpu-dkms|kmod-nvidia\S*|nvidia-\S*dkms\S*)|\bCannot download repodata/repomd\.xml: [^\n]*?\b404 for https?://repo\.radeon\.com/|\bmake(?:\[\d+\])?: \*+ \[[^\]\n]*/nvidia-[\d.]+/kernel\b[^\]\n]*\] Error \d+",
+        pattern: r"Could not resolve Linux kernel version|\bKernel module load error: \S|Unable to locate package (?P<package>linux-(?:objects|signatures|modules)-nvidia-\S+)|\bERROR: Unable to load the kernel module (?:'?nvidia(?:-\w+)*\.ko'?|'$)|\bError: Unable to find a match: (?P<package_alt>(?:kernel-(?:headers|devel|core)-|elfutils-libelf-devel)\S*)|\bERROR: modpost: GPL-incompatible module nvidia\.ko uses GPL-only symbol|\bCould not unload NVIDIA driver kernel modules, driver is in use|\bCould not find kernel full version\b|\bCould not locate Linux kernel version string\b|\bmodprobe: (?:ERROR|FATAL): [^']{0,120}?(?:'(?:ipmi_msghandler|ipmi_devintf|nvidia(?:[-_](?:uvm|modeset|drm))?)'|/drivers/gpu/|\bamdgpu\b)|\bfailed to load nvidia-peermem module\b|\bnvidia-driver-ctr\s+Temporary failure resolving '[^'\n]+'|\bnvidia-driver: line \d+: \w+: unbound variable|\bFATAL: failed to reach RHEL package repositories\b|\bFailed to download metadata for repo '(?P<package_alt2>rhel-[\w.-]+)'|\bError in POSTIN scriptlet in rpm package (?P<package_alt3>amdgpu-dkms|kmod-nvidia\S*|nvidia-\S*dkms\S*)|\bCannot download repodata/repomd\.xml: [^\n]*?\b404 for https?://repo\.radeon\.com/|\bmake(?:\[\d+\])?: \*+ \[[^\]\n]*/nvidia-[\d.]+/kernel\b[^\]\n]*\] Error \d+",
         summary: "the driver container cannot install or load the GPU driver for the node's kernel, so the node's GPUs have no driver and advertise nothing",
         explanation: doc!(
             "The GPU Operator's driver container (or AMD's KMM worker) builds or installs the kernel modules for the running kernel and loads them. It could not find that kernel's packages (headers, the precompiled `linux-objects-nvidia-…` modules, AMD's `amdgpu` repository) or could not reach the repositories at all (RHEL's without an entitlement, an air-gapped node) or `modprobe` could not load a module the driver needs (the driver container's `nvidia-peermem`, for GPUDirect RDMA, too), or its own script stopped on a variable the node's OS did not set, so it exits and restarts; until a driver loads, the device plugin finds no GPU and the node advertises none.",
@@ -3070,8 +3072,8 @@ pub static RULES: &[Rule] = &[
         gate: G::Admission,
         looks_at: "apiserver reply to create (403), FailedCreate event on the owner",
         // Before the quota's name was printed (1.2 and older): `cpu quota is 200m, current usage is 200m, requesting 100m`.
-        pattern: r"exceeded quota: (?P<quota>[^,]+), requested: (?P<requested>\S+?), used: (?P<used>\S+?), limited: (?P<limited>[^\s,\x22\\]+(?:,[^\s,\x22\\]+)*)|exceeded quota: (?P<quota_alt>[\w.-]+)|\b(?P<resource>[\w./-]+) quota is (?P<limited_alt>[0-9][\w.]*?), current usage is (?P<used_alt>[0-9][\w.]*?), requesting (?P<requested_alt>[0-9][\w]*(?:\.[0-9]+\w*)?)",
-        summary: "the ResourceQuota {quota|of the namespace} is exhausted: requested {requested|(cut off in the input)}, used {used|(cut off)}, limited {limited|(cut off)}",
+        pattern: r"exceeded quota: (?P<quota>[^,]+), requested: (?P<requested>\S+?), used: (?P<used>\S+?), limited: (?P<limited>[^\s,\x22\\]+(?:,[^\s,\x22\\]+)*)|exceeded quota: (?P<quota_alt>[\w.-]+)(?:, requested: (?P<requested_alt2>[^\s,\x22\\]+(?:,[^\s,\x22\\:]+)*))?|\b(?P<resource>[\w./-]+) quota is (?P<limited_alt>[0-9][\w.]*?), current usage is (?P<used_alt>[0-9][\w.]*?), requesting (?P<requested_alt>[0-9][\w]*(?:\.[0-9]+\w*)?)",
+        summary: "the ResourceQuota {quota|of the namespace} has no room for the pod: requested {requested|(cut off in the input)}, used {used|(cut off)}, limited {limited|(cut off)}",
         explanation: doc!(
             "The ResourceQuota admission plugin rejected the Pod because it would exceed the namespace quota. The Pod is never created.",
             "GPU quotas are written as `requests.nvidia.com/gpu`. Other Pods in the namespace already use the quota (finished Jobs with `restartPolicy: Never` keep theirs until deleted only if still counted).",
@@ -3100,7 +3102,7 @@ pub static RULES: &[Rule] = &[
         category: C::Quota,
         gate: G::Admission,
         looks_at: "apiserver reply to create (403), FailedCreate event on the owner",
-        pattern: r"failed quota: (?P<quota>[^:]+): must specify (?P<missing>.+)|(?P<missing_alt>\w+) is limited by quota, must make explicit request",
+        pattern: r"failed quota: (?P<quota>[^:]+): must specify (?P<missing>[^\x22\\\n]+)|(?P<missing_alt>\w+) is limited by quota, must make explicit request",
         summary: "the ResourceQuota {quota|of the namespace} requires the pod to set {missing}",
         explanation: doc!(
             "A quota on cpu/memory makes requests or limits for them mandatory, and the Pod does not set them.",
@@ -3692,12 +3694,12 @@ pub static RULES: &[Rule] = &[
         category: C::InvalidSpec,
         gate: G::Admission,
         looks_at: "kubectl apply / Helm output",
-        pattern: r#"\bno matches for kind "(?P<kind>[^"\\]+)" in version "(?P<version>[^"\\]+)""#,
-        summary: "the cluster does not serve kind {kind} in {version}: the manifest names an API version this cluster does not have, so the object is never created",
+        pattern: r#"\bno matches for kind \\?"(?P<kind>[^"\\]+)\\?" in version \\?"(?P<version>(?:[\w.-]*k8s\.io/|(?:apps|batch|policy|autoscaling|extensions)/)?v\d\w*)\\?""#,
+        summary: "the cluster does not serve kind {kind} in {version}: the manifest names a Kubernetes API version this cluster does not have (removed, or not turned on), so the object is never created",
         explanation: doc!(
             "kubectl (or Helm) asks the apiserver which kinds each API group and version serves before it sends an object. None serves this kind in this version, so the object is not created, and anything that needs it (a Pod's RuntimeClass, a DRA claim or DeviceClass, a GPU Operator policy) is missing too.",
-            "The version was removed (RuntimeClass's `node.k8s.io/v1beta1` in Kubernetes 1.25, DRA's `resource.k8s.io/v1alpha2` and older claim-parameter kinds in 1.31), it is not turned on yet (DRA's beta versions need their runtime config before 1.34), or the kind is a custom resource whose CRD is not installed.",
-            "List what the cluster serves and rewrite the manifest for it (`node.k8s.io/v1`, the `resource.k8s.io` version of this release), turn the API version on in the apiserver, or install the CRDs first.",
+            "The version was removed (RuntimeClass's `node.k8s.io/v1beta1` in Kubernetes 1.25, DRA's `resource.k8s.io/v1alpha2` in 1.31, an old version of a SIG project's API such as Kueue's), or it is not turned on yet (DRA's beta versions need their runtime config before 1.34, `node.k8s.io/v1` needs 1.20).",
+            "List what the cluster serves and rewrite the manifest for it (`node.k8s.io/v1`, the `resource.k8s.io` version of this release), or turn the API version on in the apiserver.",
         ),
         next: &[
             Next {
@@ -3712,8 +3714,38 @@ pub static RULES: &[Rule] = &[
             },
         ],
         fix: None,
-        example: "resource mapping not found for name: \"gpu-ts-sharing\" namespace: \"sharing-demo\" from \"demo/specs/mig+mps/sharing-demo-parameters.yaml\": no matches for kind \"GpuClaimParameters\" in version \"gpu.resource.nvidia.com/v1alpha1\"\nensure CRDs are installed first",
-        example_source: "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/issues/419",
+        example: "error: resource mapping not found for name: \"cloud-topology\" namespace: \"\" from \"XYZ.yaml\": no matches for kind \"Topology\" in version \"kueue.x-k8s.io/v1alpha1\"",
+        example_source: "https://github.com/kubernetes-sigs/kueue/issues/12417",
+        near_miss: "Error: unable to build kubernetes objects from release manifest: unable to recognize \"\": no matches for kind \"ServiceMonitor\" in version \"monitoring.coreos.com/v1\"",
+    },
+    Rule {
+        id: "GW230",
+        name: "custom-resource-not-installed",
+        category: C::Other,
+        gate: G::Admission,
+        looks_at: "kubectl apply / Helm output",
+        pattern: r#"\bno matches for kind \\?"(?P<kind>[^"\\]+)\\?" in version \\?"(?P<version>[^"\\]+)\\?""#,
+        summary: "the cluster has no custom resource definition for kind {kind} ({version}): the operator or chart that defines it is not installed (or its CRDs were skipped), so the object is never created",
+        explanation: doc!(
+            "kubectl (or Helm) asks the apiserver which kinds each API group serves before it sends an object. This group is not Kubernetes' own: a CustomResourceDefinition adds it, and the cluster has none for this kind and version, so the object is not created.",
+            "The operator that owns the kind is not installed: the Prometheus operator for a `ServiceMonitor` that the DCGM exporter's chart renders, the GPU Operator for a `ClusterPolicy`, a DRA driver for its parameter kinds. Or Helm skipped the chart's `crds/` (a `--dry-run`, `--skip-crds`, an upgrade, which never installs CRDs), or the manifest names a version of the kind that its operator no longer serves.",
+            "Install the operator or its CRDs first (or turn the object off in the chart's values, such as the exporter's `serviceMonitor.enabled=false`); check the versions the installed CRD serves.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl get crds | grep -i {kind}",
+                place: Cluster,
+                why: "see whether a CRD defines the kind, and its group",
+            },
+            Next {
+                command: "kubectl api-resources | grep -i {kind}",
+                place: Cluster,
+                why: "see the versions the cluster serves for it, if any",
+            },
+        ],
+        fix: None,
+        example: "Error: unable to build kubernetes objects from release manifest: unable to recognize \"\": no matches for kind \"ServiceMonitor\" in version \"monitoring.coreos.com/v1\"",
+        example_source: "https://github.com/NVIDIA/gpu-monitoring-tools/issues/132",
         near_miss: "error: error parsing gpu-pod.yaml: error converting YAML to JSON: yaml: line 12: did not find expected key",
     },
     Rule {
@@ -4319,7 +4351,7 @@ pub static RULES: &[Rule] = &[
         category: C::HandlerMissing,
         gate: G::Runtime,
         looks_at: "FailedCreatePodSandBox event",
-        pattern: r#"RuntimeHandler "(?P<handler>[^"]+)" not supported|(?:unknown or invalid runtime name:|Unknown runtime specified) (?P<docker_runtime>[^\s:,]+)"#,
+        pattern: r#"RuntimeHandler "(?P<handler>[^"]+)" not supported|(?:unknown or invalid runtime name:|Unknown runtime specified) (?P<docker_runtime>[^\s:,]*[^\s:,.])"#,
         summary: "cri-dockerd or Docker on the node does not support the runtime handler {handler}",
         explanation: doc!(
             "cri-dockerd ≤0.3 accepts only the handler `docker` (or empty); Docker itself knows only the runtimes in `daemon.json`.",
@@ -4508,7 +4540,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "Failed event, container waiting/terminated message (RunContainerError, StartError)",
-        pattern: r"nvidia-container-cli(?:\.real)?: (?P<stage>permission|initialization|container|detection|device|requirement|mount|ldcache|input) error: (?P<detail>[^\n]+?)(?:: unknown)?$",
+        pattern: r"nvidia-container-cli(?:\.real)?: (?P<stage>permission|initialization|container|detection|device|requirement|mount|ldcache|input) error: (?P<detail>[^\n]+?)(?:: unknown)?$|\bnvc_(?P<stage_alt>ldcache)\.c:\d+\] could not start \S*ldconfig\b|(?:^|\s)(?P<stage_alt2>mount) error: file creation failed: \S*/dev/nvidia",
         summary: "the NVIDIA prestart hook failed at the {stage} stage",
         explanation: doc!(
             "The legacy NVIDIA hook (`nvidia-container-cli`) failed while preparing the container, so the runtime aborted the start.",
@@ -5084,7 +5116,7 @@ pub static RULES: &[Rule] = &[
         gate: G::Runtime,
         looks_at: "nvidia-smi run inside a container that is running",
         pattern: r"Failed to initialize NVML: Unknown Error(?:\s|$|\.?[\x22\x27\x60]|\\[nrt])",
-        summary: "the container lost access to its GPU after it started: systemd reset the device rules the NVIDIA hook set up",
+        summary: "the container lost access to its GPU after it started: its device cgroup no longer allows the GPU (a systemd reload, or the kubelet's static CPU manager, reset the rules the NVIDIA hook set up)",
         explanation: doc!(
             "`nvidia-smi` fails with `Failed to initialize NVML: Unknown Error` inside a container that was started with its GPU. The Pod started; the container's device access was taken away afterwards, so the GPU is unusable until the Pod restarts.",
             "A `systemctl daemon-reload` (or anything that makes systemd rewrite cgroups) resets the device rules of containers whose GPU was injected by the NVIDIA hook without systemd knowing, so the device nodes can no longer be opened.",
@@ -5308,7 +5340,7 @@ pub static RULES: &[Rule] = &[
         gate: G::Runtime,
         looks_at: "nvidia-smi run inside the container, or the NVIDIA hook's error in a CreateContainerError/RunContainerError",
         pattern: r"\b(?:Failed to initialize NVML|nvml error): [Ii]nsufficient [Pp]ermissions\b",
-        summary: "the GPU's device nodes cannot be opened from the container: NVML reports insufficient permissions",
+        summary: "the GPU's device nodes cannot be opened: NVML reports insufficient permissions (to the NVIDIA hook on the node, or in the container)",
         explanation: doc!(
             "NVML (the library under `nvidia-smi`, CUDA's management calls and the NVIDIA hook) opened the GPU's device nodes (`/dev/nvidiactl`, `/dev/nvidia0`) and was refused. The GPU was handed to the container; the host does not let the container's process use it.",
             "On RHEL, Fedora and other SELinux hosts the device nodes or the driver's files carry labels a container may not use (`container_use_devices` off, files installed without their labels). Otherwise the device nodes' mode or group keeps the container's user out (a CDI spec that sets a `gid`, a udev rule, a rootless runtime), or the container's device cgroup does not allow them.",
@@ -5367,7 +5399,7 @@ pub static RULES: &[Rule] = &[
         category: C::HandlerMissing,
         gate: G::Runtime,
         looks_at: "docker start error for `--gpus` or Compose's `driver: nvidia`",
-        pattern: r#"could not select device driver "(?:nvidia)?" with capabilities: \[\[gpu"#,
+        pattern: r#"could not select device driver (?:"(?:nvidia)?" )?with capabilities: \[\[gpu"#,
         summary: "the node's Docker has no NVIDIA device driver registered: the NVIDIA Container Toolkit is not installed or not configured for Docker, so a GPU request finds no runtime to run it",
         explanation: doc!(
             "A GPU request to Docker (`--gpus`, Compose's `driver: nvidia` with `capabilities: [gpu]`) needs the NVIDIA Container Toolkit, which registers its device driver with Docker. Docker found none, so it runs nothing with a GPU: the runtime is not set up to use the NVIDIA runtime at all.",
@@ -6314,6 +6346,29 @@ pub static RULES: &[Rule] = &[
         example: "jaxlib.xla_extension.XlaRuntimeError: NOT_FOUND: No ba16c7433 device found.",
         example_source: "https://github.com/jax-ml/jax/issues/13969",
         near_miss: "RuntimeError: No CUDA GPUs are available",
+    },
+    Rule {
+        id: "GW475",
+        name: "nvidia-runtime-finds-no-runc",
+        category: C::RuntimeHook,
+        gate: G::Runtime,
+        looks_at: "nvidia-container-runtime's error when the container is created",
+        pattern: r#"\bnvidia-container-runtime(?:\.real)?: find runc path: exec: \\?"runc\\?": executable file not found\b"#,
+        summary: "the NVIDIA runtime on the node cannot find the low-level runtime it wraps (runc is not on its PATH), so no container is created with it",
+        explanation: doc!(
+            "`nvidia-container-runtime` is a shim: it adds the NVIDIA hook (or CDI devices) to the container's spec and runs the real OCI runtime, `runc` by default. It looked for `runc` on its PATH and found none, so the container is not created.",
+            "The node runs crun only (Podman and CRI-O on some distributions do), runc is installed elsewhere (`/usr/local/sbin`, a static binary beside the engine), or the runtime runs with a PATH without it (rootless Podman, a systemd unit).",
+            "Name the low-level runtime in `/etc/nvidia-container-runtime/config.toml` (`[nvidia-container-runtime] runtimes = [\"crun\", \"docker-runc\", \"runc\"]`, or a full path), or install runc on the node.",
+        ),
+        next: &[Next {
+            command: "command -v runc crun; grep -A3 '^\\[nvidia-container-runtime\\]' /etc/nvidia-container-runtime/config.toml",
+            place: Node,
+            why: "see which low-level runtimes the node has and which the NVIDIA runtime looks for",
+        }],
+        fix: None,
+        example: "2020/04/03 13:34:52 ERROR: /usr/bin/nvidia-container-runtime: find runc path: exec: \"runc\": executable file not found in $PATH",
+        example_source: "https://github.com/podman-container-tools/podman/issues/5711",
+        near_miss: "exec: \"nvidia-smi\": executable file not found in $PATH",
     },
     Rule {
         id: "GW501",
@@ -7550,7 +7605,7 @@ pub static RULES: &[Rule] = &[
         id: "GW550",
         name: "dcgm-hostengine-unreachable",
         category: C::Other,
-        gate: G::Runtime,
+        gate: G::None,
         looks_at: "dcgm-exporter's log, or a node monitoring agent's",
         pattern: r"\bHost engine connection invalid/disconnected\b",
         summary: "the GPU monitor cannot reach DCGM's host engine (nv-hostengine), so it reads no GPU metrics: this is the monitoring stack, which starts no GPU Pod",
