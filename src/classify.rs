@@ -179,11 +179,16 @@ fn read_normalised(text: &str) -> Reading {
         }
         return reading;
     }
-    // Karpenter lists a reason per node pool, separated by "; ": each is a cause of its own.
+    // Karpenter lists a reason per node pool, separated by "; ": each is a cause of its own. GKE's console
+    // lists the scheduler's reasons one `Cannot schedule pods:` line each.
     let pieces: Vec<&str> = if text.contains("; ")
         && (text.contains("did not tolerate") || text.contains("incompatible requirements"))
     {
         text.split("; ").collect()
+    } else if text.matches("Cannot schedule pods: ").count() > 1 {
+        text.split("Cannot schedule pods: ")
+            .filter(|p| !p.trim().is_empty())
+            .collect()
     } else {
         vec![text]
     };

@@ -374,7 +374,7 @@ pub static RULES: &[Rule] = &[
         category: C::InsufficientResource,
         gate: G::Scheduling,
         looks_at: "FailedScheduling event, PodScheduled condition",
-        pattern: r#"\bInsufficient (?P<resource>[a-z0-9][a-z0-9\-]*(?:\.[a-z0-9\-]+)+/[a-z0-9][a-z0-9.\-_]*|(?:nvidia|amd)(?:\.com)?|gpus?)(?:$|[,;:)\]"'`!]| [^.])"#,
+        pattern: r#"\bInsufficient (?P<resource>[a-z0-9][a-z0-9\-]*(?:\.[a-z0-9\-]+)+/[a-z0-9][a-z0-9.\-_]*|(?:nvidia|amd)(?:\.com)?|nvidiagpu|gpus?)(?:$|[,;:)\]"'`!]| [^.])"#,
         summary: "{count} node(s) lack free {resource}: none advertise it, or all of it is allocated",
         explanation: doc!(
             "These nodes passed the taint and affinity filters but do not have enough allocatable `{resource}` left for the Pod's request.",
@@ -4688,7 +4688,7 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Runtime,
         looks_at: "Failed event, container waiting message (RunContainerError, StartError)",
-        pattern: r#"exec: \\?"(?P<command>[^"\\]+)\\?": executable (?:file )?(?:not found|(?:n|no|not)$)"#,
+        pattern: r#"exec: \\?"(?P<command>[^"\\]+)\\?": executable (?:file )?(?:not found|(?:n|no|not)$)|\b(?P<command_alt>nvidia-cuda-mps-control): command not found\b"#,
         summary: "the container's command {command} does not exist in the image",
         explanation: doc!(
             "The runtime created the container but could not start its command: the executable is not in the image's `PATH`.",
@@ -7672,6 +7672,29 @@ pub static RULES: &[Rule] = &[
         example: "synStatus=20 [Device already acquired] Device acquire failed.",
         example_source: "https://github.com/huggingface/tgi-gaudi/issues/54",
         near_miss: "RuntimeError: No CUDA GPUs are available",
+    },
+    Rule {
+        id: "GW553",
+        name: "kubelet-checkpoint-unreadable",
+        category: C::Other,
+        gate: G::Scheduling,
+        looks_at: "the kubelet's log (`journalctl -u kubelet`) when it stops at start",
+        pattern: r#"\bcould not restore state from checkpoint: [^\n]*?(?:delete|remove) [^\n]*?(?P<file>/var/lib/kubelet/[\w./-]*[\w-])"#,
+        summary: "the kubelet cannot read its checkpoint {file} and stops at start, so the node runs no Pods: the file must be deleted (after draining the node) before the kubelet starts again",
+        explanation: doc!(
+            "The kubelet keeps its managers' state (CPU, memory and device assignments, Pod resource allocations) in checkpoint files under `/var/lib/kubelet`. At start it restores them; this one does not parse, so the kubelet refuses to start (or panics), the node goes NotReady, and no Pod runs there, GPU or not.",
+            "The file was cut short or written twice (a node that lost power or filled its disk while writing it), or it was written by another kubelet version or policy (a kubelet upgrade or downgrade across a change of its format).",
+            "Drain the node, delete the file the message names, and restart the kubelet; the kubelet writes a new one.",
+        ),
+        next: &[Next {
+            command: "journalctl -u kubelet --no-pager | grep -i -m5 checkpoint",
+            place: Node,
+            why: "read which checkpoint the kubelet cannot restore",
+        }],
+        fix: None,
+        example: "E1211 06:14:57.688607  909635 status_manager.go:203] \"Could not initialize pod allocation checkpoint manager, please drain node and remove policy state file\" err=\"could not restore state from checkpoint: invalid character '\\\"' after top-level value, please drain this node and delete pod allocation checkpoint file \\\"/var/lib/kubelet/pod_status_manager_state\\\" before restarting Kubelet\"",
+        example_source: "https://github.com/kubernetes/kubernetes/issues/135711",
+        near_miss: "failed to parse kubelet flag: unknown flag: --experimental-nvidia-gpus",
     },
     Rule {
         id: "GW602",
