@@ -123,10 +123,7 @@ pub fn read(message: &str) -> Reading {
     // other lines are read on their own.
     if !reading.findings.is_empty()
         && message.contains('\n')
-        && reading
-            .findings
-            .iter()
-            .all(|f| matches!(f.rule.id, "GW604" | "GW605"))
+        && reading.findings.iter().all(|f| rules::is_noise(f.rule.id))
     {
         let harmless = |line: &str| {
             let found = rules::all_matches(&normalise(line));

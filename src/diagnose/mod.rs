@@ -464,19 +464,19 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
     // complains in words no rule reads: that line is what the input shows, and they come after it.
     let mut harmless = Vec::new();
     let only_noise = !causes.is_empty()
-        && causes.iter().all(|c| {
-            HARMLESS_COMPONENTS
-                .iter()
-                .any(|(id, _)| c.rule == Some(*id))
-        });
+        && causes
+            .iter()
+            .all(|c| c.rule.is_some_and(crate::rules::is_noise));
     if only_noise {
         // The component that printed the harmless line says more of the same (Fabric Manager's service
         // failing after it found nothing to do): that is the harmless line's, not another failure.
         unexplained.retain(|(s, _)| {
             let lower = s.message.to_ascii_lowercase();
             !causes.iter().any(|c| {
-                HARMLESS_COMPONENTS.iter().any(|(id, words)| {
-                    c.rule == Some(*id) && words.iter().any(|w| lower.contains(w))
+                c.rule.is_some_and(|id| {
+                    crate::rules::noise_component(id)
+                        .iter()
+                        .any(|w| lower.contains(w))
                 })
             })
         });
@@ -1273,16 +1273,6 @@ static UNEXPLAINED_LOGS: [UnexplainedLog; 4] = [
             "find the exporter's Pods and whether DCGM runs beside them (nv-hostengine)",
         )],
     },
-];
-
-/// Harmless lines a ticket carries beside its failure (they say nothing of the Pod), each with the component
-/// whose other lines it stands for: the service that printed it fails after it.
-const HARMLESS_COMPONENTS: [(&str, &[&str]); 2] = [
-    (
-        "GW604",
-        &["fabricmanager", "fabric manager", "fabric-manager"],
-    ),
-    ("GW605", &[]),
 ];
 
 /// What the DCGM exporter's failure means: it only reads the GPUs' metrics, so no Pod waits on it.

@@ -38,6 +38,19 @@ pub fn log_end_lines(id: &str) -> &'static [&'static str] {
         .map_or(&[], |(_, ends)| ends)
 }
 
+/// Whether a rule reads a harmless line that says nothing of the Pod (`table::NOISE`).
+pub fn is_noise(id: &str) -> bool {
+    table::NOISE.iter().any(|(n, _)| *n == id)
+}
+
+/// The words of the component whose other lines a harmless rule's line stands for (`table::NOISE`).
+pub fn noise_component(id: &str) -> &'static [&'static str] {
+    table::NOISE
+        .iter()
+        .find(|(n, _)| *n == id)
+        .map_or(&[], |(_, words)| words)
+}
+
 /// Whether a rule reads the reporter's own words, not a component's message.
 pub fn is_hearsay(id: &str) -> bool {
     table::HEARSAY.contains(&id)

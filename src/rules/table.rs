@@ -85,6 +85,19 @@ const CONTAINERD_CRI_CONFIG: Next = Next {
 /// to the line that says why it stopped; a container that is never created (GW518) yields to the runtime's error, and so does Docker's refusal to start
 /// one (GW523); a workload's own error (GW528) yields to a rule that says what about the GPU it tripped on; CUDA's
 /// out of memory (GW529) yields to HAMi's account of it on the same line (GW602: the Pod's share is used up).
+/// Harmless lines that tickets carry beside their failure (they say nothing of the Pod: a warning that blocks
+/// nothing), each with the words of the component whose other lines it stands for (Fabric Manager's service
+/// failing after it found no NVSwitch). Beside a complaint no rule reads, such a line does not say that nothing
+/// blocks.
+pub static NOISE: &[(&str, &[&str])] = &[
+    (
+        "GW604",
+        &["fabricmanager", "fabric manager", "fabric-manager"],
+    ),
+    ("GW605", &[]),
+    ("GW606", &[]),
+];
+
 pub static CATCH_ALL: &[&str] = &[
     "GW119", "GW124", "GW142", "GW144", "GW147", "GW150", "GW155", "GW210", "GW211", "GW216",
     "GW505", "GW523", "GW528", "GW529",
@@ -7779,5 +7792,28 @@ pub static RULES: &[Rule] = &[
         example: "ldconfig: /usr/lib/wsl/lib/libcuda.so.1 is not a symbolic link",
         example_source: "https://github.com/microsoft/WSL/issues/11229",
         near_miss: "level=warning msg=\"Could not locate libdxcore.so: pattern libdxcore.so not found\"",
+    },
+    Rule {
+        id: "GW606",
+        name: "pod-security-warning-only",
+        category: C::None,
+        gate: G::None,
+        looks_at: "kubectl's or an operator's warnings from the apiserver (Pod Security Admission in `warn` or `audit` mode)",
+        pattern: r#"\bwould violate PodSecurity \\?"(?P<level>[\w:.-]+)\\?""#,
+        summary: "the apiserver only warns that the pod would violate the Pod Security level {level}: in warn or audit mode it admits the pod, so this blocks nothing",
+        explanation: doc!(
+            "A namespace labelled `pod-security.kubernetes.io/warn` (or `audit`) makes the apiserver answer with a warning, `would violate PodSecurity`, for a Pod that does not meet the level; the Pod is still admitted. GPU stack Pods (the device plugin, the driver, feature discovery) need host paths and privileges that `restricted` and `baseline` forbid, so their namespace warns of them.",
+            "The namespace warns at a stricter level than its Pods need. Only `enforce` rejects Pods, with `is forbidden: violates PodSecurity`.",
+            "Nothing to fix for the Pod's start: label the GPU stack's namespace `privileged` to quiet the warning, and look elsewhere for what blocks the Pod.",
+        ),
+        next: &[Next {
+            command: "kubectl get namespace {namespace} --show-labels",
+            place: Cluster,
+            why: "see the namespace's Pod Security levels (enforce, warn, audit)",
+        }],
+        fix: None,
+        example: "2023-10-02T13:45:04Z    INFO    KubeAPIWarningLogger    log/warning_handler.go:65       would violate PodSecurity \"restricted:v1.24\": allowPrivilegeEscalation != false (containers \"init-container\", \"api\" must set securityContext.allowPrivilegeEscalation=false), unrestricted capabilities (containers \"init-container\", \"api\" must set securityContext.capabilities.drop=[\"ALL\"]), runAsNonRoot != true (pod or containers \"init-container\", \"api\" must set securityContext.runAsNonRoot=true), seccompProfile (pod or containers \"init-container\", \"api\" must set securityContext.seccompProfile.type to \"RuntimeDefault\" or \"Localhost\")",
+        example_source: "https://github.com/pulp/pulp-operator/issues/1102",
+        near_miss: "Error creating: pods \"nvidia-driver-daemonset-7xk2p\" is forbidden: violates PodSecurity \"restricted:latest\": privileged (container \"nvidia-driver-ctr\" must not set securityContext.privileged=true)",
     },
 ];
