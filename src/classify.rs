@@ -125,16 +125,22 @@ pub fn read(message: &str) -> Reading {
         && message.contains('\n')
         && reading.findings.iter().all(|f| rules::is_noise(f.rule.id))
     {
+        // A line of the harmless rule's own, or one more from the component that printed it.
         let harmless = |line: &str| {
+            let lower = line.to_ascii_lowercase();
             let found = rules::all_matches(&normalise(line));
-            reading
-                .findings
-                .iter()
-                .any(|f| found.iter().any(|r| r.id == f.rule.id))
+            reading.findings.iter().any(|f| {
+                found.iter().any(|r| r.id == f.rule.id)
+                    || rules::noise_component(f.rule.id)
+                        .iter()
+                        .any(|w| lower.contains(w))
+            })
         };
-        let rest: Vec<&str> = message.lines().filter(|l| !harmless(l)).collect();
-        let rest = rest.join("\n");
-        if !rest.trim().is_empty() {
+        let lines: Vec<&str> = message.lines().collect();
+        let rest: Vec<&str> = lines.iter().copied().filter(|l| !harmless(l)).collect();
+        // Only when a line was taken out (a harmless line a wrap split matches the block, not a line).
+        let rest = (rest.len() < lines.len()).then(|| rest.join("\n"));
+        if let Some(rest) = rest.filter(|r| !r.trim().is_empty()) {
             let more = read(&rest);
             if more.findings.is_empty() {
                 if crate::diagnose::looks_like_error(&rest) {

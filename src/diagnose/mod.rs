@@ -470,14 +470,30 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
     if only_noise {
         // The component that printed the harmless line says more of the same (Fabric Manager's service
         // failing after it found nothing to do): that is the harmless line's, not another failure.
-        unexplained.retain(|(s, _)| {
-            let lower = s.message.to_ascii_lowercase();
-            !causes.iter().any(|c| {
+        // Each complaining line of the signal must be the component's (a line run on after it is not).
+        let covered = |line: &str| {
+            let lower = line.to_ascii_lowercase();
+            causes.iter().any(|c| {
                 c.rule.is_some_and(|id| {
                     crate::rules::noise_component(id)
                         .iter()
                         .any(|w| lower.contains(w))
                 })
+            })
+        };
+        // A line a wrap cut from the component's line is the component's too; a new record (a timestamp, a
+        // klog or logfmt prefix, an exception's name) is not.
+        static NEW_RECORD: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+            regex::Regex::new(
+                r"^\s*(?:\d|[A-Z][a-z]{2} +\d|[IWEF]\d{4}\b|\[|\{|level=|time=|\w*(?:Error|Exception|ERROR|FATAL)\b:?)",
+            )
+            .expect("new record regex")
+        });
+        unexplained.retain(|(s, _)| {
+            let mut theirs = false;
+            !s.message.lines().all(|l| {
+                theirs = covered(l) || (theirs && !NEW_RECORD.is_match(l));
+                theirs || !looks_like_error(l)
             })
         });
     }
@@ -1232,9 +1248,8 @@ static UNEXPLAINED_LOGS: [UnexplainedLog; 4] = [
             "mig-parted",
             "vgpu-device-manager",
         ],
-        // An exporter only watches the GPUs: its failure takes nothing from the node. The driver container's
-        // last line (`Done, now waiting for signal`) says the install got past what went wrong before it.
-        unless: &["dcgm-exporter", "done, now waiting for signal"],
+        // An exporter only watches the GPUs: its failure takes nothing from the node.
+        unless: &["dcgm-exporter"],
         needs_log_lines: false,
         needs_complaint: true,
         own_lines: &[],

@@ -219,6 +219,20 @@ pub fn parse(input: &str, what: &str) -> Result<(Format, Vec<Evidence>)> {
                         let input = rejoined.as_deref().unwrap_or(input);
                         Ok((Format::Text, split_by_object(read_text(input))))
                     }
+                    // A document cut short after a message that a rule reads (an Event, the apiserver's
+                    // refusal): the message is what the ticket carries. Cut short with nothing a rule reads, it
+                    // stays an error.
+                    _ if json_err.is_eof()
+                        && carries_messages(trimmed)
+                        && read_text(input)
+                            .signals
+                            .iter()
+                            .any(|s| !crate::classify::read(&s.message).findings.is_empty()) =>
+                    {
+                        let rejoined = rejoin_wrapped(input);
+                        let input = rejoined.as_deref().unwrap_or(input);
+                        Ok((Format::Text, split_by_object(read_text(input))))
+                    }
                     // A whole JSON document (a `daemon.json`) with the reporter's other pastes after it:
                     // what follows is read as text.
                     _ if let Some(rest) = text_after_whole_document(trimmed) => {

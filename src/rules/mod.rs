@@ -322,9 +322,14 @@ fn mounts_accelerator_files(idx: usize, text: &str) -> bool {
         .map(|span| String::from_utf8_lossy(&text.as_bytes()[span.range()]).to_ascii_lowercase())
         .any(|path| {
             [
-                "nvidia",
-                "cuda",
+                "/dev/nvidia",
                 "libnv",
+                "libcuda",
+                "/usr/local/cuda",
+                "/run/nvidia",
+                "/usr/lib/wsl",
+                "nvidia-smi",
+                "nvidia-container",
                 "/dev/dri",
                 "/dev/kfd",
                 "/dev/accel",

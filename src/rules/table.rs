@@ -94,8 +94,9 @@ pub static NOISE: &[(&str, &[&str])] = &[
         "GW604",
         &["fabricmanager", "fabric manager", "fabric-manager"],
     ),
-    ("GW605", &[]),
+    ("GW605", &["ldconfig", "/usr/lib/wsl/"]),
     ("GW606", &[]),
+    ("GW607", &["dcgm", "hostengine", "host engine"]),
 ];
 
 pub static CATCH_ALL: &[&str] = &[
@@ -3085,7 +3086,7 @@ pub static RULES: &[Rule] = &[
         gate: G::Admission,
         looks_at: "apiserver reply to create (403), FailedCreate event on the owner",
         // Before the quota's name was printed (1.2 and older): `cpu quota is 200m, current usage is 200m, requesting 100m`.
-        pattern: r"exceeded quota: (?P<quota>[^,]+), requested: (?P<requested>\S+?), used: (?P<used>\S+?), limited: (?P<limited>[^\s,\x22\\]+(?:,[^\s,\x22\\]+)*)|exceeded quota: (?P<quota_alt>[\w.-]+)(?:, requested: (?P<requested_alt2>[^\s,\x22\\]+(?:,[^\s,\x22\\:]+)*))?|\b(?P<resource>[\w./-]+) quota is (?P<limited_alt>[0-9][\w.]*?), current usage is (?P<used_alt>[0-9][\w.]*?), requesting (?P<requested_alt>[0-9][\w]*(?:\.[0-9]+\w*)?)",
+        pattern: r"exceeded quota: (?P<quota>[^,]+), requested: (?P<requested>\S+?), used: (?P<used>\S+?), limited: (?P<limited>[^\s,\x22\\]+(?:,[^\s,\x22\\]+)*)|exceeded quota: (?P<quota_alt>[\w.-]+)(?:, requested: (?P<requested_alt2>[^\s,\x22\\]+(?:,[^\s,\x22\\:]+)*), )?|\b(?P<resource>[\w./-]+) quota is (?P<limited_alt>[0-9][\w.]*?), current usage is (?P<used_alt>[0-9][\w.]*?), requesting (?P<requested_alt>[0-9][\w]*(?:\.[0-9]+\w*)?)",
         summary: "the ResourceQuota {quota|of the namespace} has no room for the pod: requested {requested|(cut off in the input)}, used {used|(cut off)}, limited {limited|(cut off)}",
         explanation: doc!(
             "The ResourceQuota admission plugin rejected the Pod because it would exceed the namespace quota. The Pod is never created.",
@@ -3707,11 +3708,11 @@ pub static RULES: &[Rule] = &[
         category: C::InvalidSpec,
         gate: G::Admission,
         looks_at: "kubectl apply / Helm output",
-        pattern: r#"\bno matches for kind \\?"(?P<kind>[^"\\]+)\\?" in version \\?"(?P<version>(?:[\w.-]*k8s\.io/|(?:apps|batch|policy|autoscaling|extensions)/)?v\d\w*)\\?""#,
+        pattern: r#"\bno matches for kind \\?"(?P<kind>[^"\\]+)\\?" in version \\?"(?P<version>(?:(?:node|resource|storage|networking|scheduling|rbac\.authorization|admissionregistration|apiextensions|apiregistration|certificates|coordination|discovery|events|flowcontrol\.apiserver|policy|autoscaling|apps|batch|extensions)(?:\.k8s\.io)?/)?v\d\w*)\\?""#,
         summary: "the cluster does not serve kind {kind} in {version}: the manifest names a Kubernetes API version this cluster does not have (removed, or not turned on), so the object is never created",
         explanation: doc!(
             "kubectl (or Helm) asks the apiserver which kinds each API group and version serves before it sends an object. None serves this kind in this version, so the object is not created, and anything that needs it (a Pod's RuntimeClass, a DRA claim or DeviceClass, a GPU Operator policy) is missing too.",
-            "The version was removed (RuntimeClass's `node.k8s.io/v1beta1` in Kubernetes 1.25, DRA's `resource.k8s.io/v1alpha2` in 1.31, an old version of a SIG project's API such as Kueue's), or it is not turned on yet (DRA's beta versions need their runtime config before 1.34, `node.k8s.io/v1` needs 1.20).",
+            "The version was removed (RuntimeClass's `node.k8s.io/v1beta1` in Kubernetes 1.25, DRA's `resource.k8s.io/v1alpha2` in 1.31), or it is not turned on yet (DRA's beta versions need their runtime config before 1.34, `node.k8s.io/v1` needs 1.20). A group that a CRD adds (a SIG project's `*.x-k8s.io`, `snapshot.storage.k8s.io`) is GW230's.",
             "List what the cluster serves and rewrite the manifest for it (`node.k8s.io/v1`, the `resource.k8s.io` version of this release), or turn the API version on in the apiserver.",
         ),
         next: &[
@@ -3727,8 +3728,8 @@ pub static RULES: &[Rule] = &[
             },
         ],
         fix: None,
-        example: "error: resource mapping not found for name: \"cloud-topology\" namespace: \"\" from \"XYZ.yaml\": no matches for kind \"Topology\" in version \"kueue.x-k8s.io/v1alpha1\"",
-        example_source: "https://github.com/kubernetes-sigs/kueue/issues/12417",
+        example: "no matches for kind \"RuntimeClass\" in version \"node.k8s.io/v1\"",
+        example_source: "https://github.com/kubernetes/website/issues/26125",
         near_miss: "Error: unable to build kubernetes objects from release manifest: unable to recognize \"\": no matches for kind \"ServiceMonitor\" in version \"monitoring.coreos.com/v1\"",
     },
     Rule {
@@ -3737,8 +3738,8 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Admission,
         looks_at: "kubectl apply / Helm output",
-        pattern: r#"\bno matches for kind \\?"(?P<kind>[^"\\]+)\\?" in version \\?"(?P<version>[^"\\]+)\\?""#,
-        summary: "the cluster has no custom resource definition for kind {kind} ({version}): the operator or chart that defines it is not installed (or its CRDs were skipped), so the object is never created",
+        pattern: r#"\bno matches for kind \\?"(?P<kind>[^"\\]+)\\?" in version \\?"(?P<version>(?:(?P<group>[^"\\/]+)/)?[^"\\/]+)\\?""#,
+        summary: "the cluster serves no kind {kind} in {version}: the CRD that defines it is not installed (its operator or chart is missing, or its CRDs were skipped), or it no longer serves this version, so the object is never created",
         explanation: doc!(
             "kubectl (or Helm) asks the apiserver which kinds each API group serves before it sends an object. This group is not Kubernetes' own: a CustomResourceDefinition adds it, and the cluster has none for this kind and version, so the object is not created.",
             "The operator that owns the kind is not installed: the Prometheus operator for a `ServiceMonitor` that the DCGM exporter's chart renders, the GPU Operator for a `ClusterPolicy`, a DRA driver for its parameter kinds. Or Helm skipped the chart's `crds/` (a `--dry-run`, `--skip-crds`, an upgrade, which never installs CRDs), or the manifest names a version of the kind that its operator no longer serves.",
@@ -3746,9 +3747,9 @@ pub static RULES: &[Rule] = &[
         ),
         next: &[
             Next {
-                command: "kubectl get crds | grep -i {kind}",
+                command: "kubectl get crds | grep -i {group|.}",
                 place: Cluster,
-                why: "see whether a CRD defines the kind, and its group",
+                why: "see whether a CRD of the kind's group is installed",
             },
             Next {
                 command: "kubectl api-resources | grep -i {kind}",
@@ -7615,29 +7616,6 @@ pub static RULES: &[Rule] = &[
         near_miss: "Waiting for containerd startup: rpc error: code = Unimplemented desc = unknown service runtime.v1alpha2.RuntimeService",
     },
     Rule {
-        id: "GW550",
-        name: "dcgm-hostengine-unreachable",
-        category: C::Other,
-        gate: G::None,
-        looks_at: "dcgm-exporter's log, or a node monitoring agent's",
-        pattern: r"\bHost engine connection invalid/disconnected\b",
-        summary: "the GPU monitor cannot reach DCGM's host engine (nv-hostengine), so it reads no GPU metrics: this is the monitoring stack, which starts no GPU Pod",
-        explanation: doc!(
-            "dcgm-exporter (or a node agent such as EKS's monitoring agent) reads the GPUs through DCGM's host engine, `nv-hostengine`, either one it embeds or a standalone one it connects to. The connection is refused or dropped, so it serves stale or no metrics; the GPUs themselves and the Pods that use them are not affected.",
-            "The exporter is told to use a remote host engine (`-r host:5555`, the GPU Operator's standalone DCGM) that is not running or not reachable, or the agent expects a standalone `nv-hostengine` on the node while the exporter embeds its own.",
-            "Start the standalone host engine (the GPU Operator's `nvidia-dcgm` Pod) or point the exporter at its own embedded one; restart the exporter.",
-        ),
-        next: &[Next {
-            command: "kubectl get pods -A -o wide | grep -iE 'dcgm|hostengine'",
-            place: Cluster,
-            why: "see whether a host engine runs beside the exporter",
-        }],
-        fix: None,
-        example: "time=\"2021-05-12T17:31:12Z\" level=error msg=\"Failed to collect metrics with error: Failed to collect metrics with error: Error getting the latest value for fields: Host engine connection invalid/disconnected\"",
-        example_source: "https://github.com/NVIDIA/gpu-monitoring-tools/issues/188",
-        near_miss: "time=\"2021-05-12T17:31:12Z\" level=info msg=\"Starting webserver\"",
-    },
-    Rule {
         id: "GW551",
         name: "runc-mount-refused",
         category: C::Other,
@@ -7815,5 +7793,28 @@ pub static RULES: &[Rule] = &[
         example: "2023-10-02T13:45:04Z    INFO    KubeAPIWarningLogger    log/warning_handler.go:65       would violate PodSecurity \"restricted:v1.24\": allowPrivilegeEscalation != false (containers \"init-container\", \"api\" must set securityContext.allowPrivilegeEscalation=false), unrestricted capabilities (containers \"init-container\", \"api\" must set securityContext.capabilities.drop=[\"ALL\"]), runAsNonRoot != true (pod or containers \"init-container\", \"api\" must set securityContext.runAsNonRoot=true), seccompProfile (pod or containers \"init-container\", \"api\" must set securityContext.seccompProfile.type to \"RuntimeDefault\" or \"Localhost\")",
         example_source: "https://github.com/pulp/pulp-operator/issues/1102",
         near_miss: "Error creating: pods \"nvidia-driver-daemonset-7xk2p\" is forbidden: violates PodSecurity \"restricted:latest\": privileged (container \"nvidia-driver-ctr\" must not set securityContext.privileged=true)",
+    },
+    Rule {
+        id: "GW607",
+        name: "dcgm-hostengine-unreachable",
+        category: C::None,
+        gate: G::None,
+        looks_at: "dcgm-exporter's log, or a node monitoring agent's",
+        pattern: r"\bHost engine connection invalid/disconnected\b",
+        summary: "the GPU monitor cannot reach DCGM's host engine (nv-hostengine), so it reads no GPU metrics: this is the monitoring stack, which starts no GPU Pod",
+        explanation: doc!(
+            "dcgm-exporter (or a node agent such as EKS's monitoring agent) reads the GPUs through DCGM's host engine, `nv-hostengine`, either one it embeds or a standalone one it connects to. The connection is refused or dropped, so it serves stale or no metrics; the GPUs themselves and the Pods that use them are not affected.",
+            "The exporter is told to use a remote host engine (`-r host:5555`, the GPU Operator's standalone DCGM) that is not running or not reachable, or the agent expects a standalone `nv-hostengine` on the node while the exporter embeds its own.",
+            "Start the standalone host engine (the GPU Operator's `nvidia-dcgm` Pod) or point the exporter at its own embedded one; restart the exporter.",
+        ),
+        next: &[Next {
+            command: "kubectl get pods -A -o wide | grep -iE 'dcgm|hostengine'",
+            place: Cluster,
+            why: "see whether a host engine runs beside the exporter",
+        }],
+        fix: None,
+        example: "time=\"2021-05-12T17:31:12Z\" level=error msg=\"Failed to collect metrics with error: Failed to collect metrics with error: Error getting the latest value for fields: Host engine connection invalid/disconnected\"",
+        example_source: "https://github.com/NVIDIA/gpu-monitoring-tools/issues/188",
+        near_miss: "time=\"2021-05-12T17:31:12Z\" level=info msg=\"Starting webserver\"",
     },
 ];
