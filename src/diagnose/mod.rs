@@ -612,6 +612,7 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
         whose_topology_exclusions(c);
         whose_libraries(c, ev);
         whose_nvml_failure(c, ev);
+        whose_driver_stop(c, ev);
         whose_cuda_check(c, ev, &ctx);
         whose_volcano_shortfall(c, ev);
         whose_scale_up(c, &ctx);
@@ -2011,6 +2012,23 @@ fn whose_nvml_failure(c: &mut Cause, ev: &Evidence) {
         place: Where::Node,
         why: "see what the kernel driver reported about the GPU (an Xid error, a GPU that fell off the bus, a licence)".into(),
     }];
+}
+
+/// A driver container's log that stops short (GW155) beside its Pod's crash loop: the container does not work on,
+/// it fails and restarts, and the line that says why is further down the log than the paste, or in the previous
+/// run's.
+fn whose_driver_stop(c: &mut Cause, ev: &Evidence) {
+    let looping = ev.signals.iter().any(|s| {
+        s.reason.as_deref() == Some("CrashLoopBackOff")
+            && s.object
+                .as_deref()
+                .or(ev.target.name.as_deref())
+                .is_some_and(|n| n.to_ascii_lowercase().contains("driver"))
+    });
+    if c.rule != Some("GW155") || !looping {
+        return;
+    }
+    c.summary = "the GPU Operator's driver container keeps failing (CrashLoopBackOff): the log shown stops before the driver is loaded, so what fails is further down it or in the previous run's log, and the node advertises no GPU".into();
 }
 
 /// A workload container without the driver's libraries or `nvidia-smi` was not started by the nvidia runtime
