@@ -127,13 +127,9 @@ pub fn read(message: &str) -> Reading {
     {
         // A line of the harmless rule's own, or one more from the component that printed it.
         let harmless = |line: &str| {
-            let lower = line.to_ascii_lowercase();
             let found = rules::all_matches(&normalise(line));
             reading.findings.iter().any(|f| {
-                found.iter().any(|r| r.id == f.rule.id)
-                    || rules::noise_component(f.rule.id)
-                        .iter()
-                        .any(|w| lower.contains(w))
+                found.iter().any(|r| r.id == f.rule.id) || rules::is_noise_line(f.rule.id, line)
             })
         };
         let lines: Vec<&str> = message.lines().collect();

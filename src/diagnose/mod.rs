@@ -472,13 +472,9 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
         // failing after it found nothing to do): that is the harmless line's, not another failure.
         // Each complaining line of the signal must be the component's (a line run on after it is not).
         let covered = |line: &str| {
-            let lower = line.to_ascii_lowercase();
             causes.iter().any(|c| {
-                c.rule.is_some_and(|id| {
-                    crate::rules::noise_component(id)
-                        .iter()
-                        .any(|w| lower.contains(w))
-                })
+                c.rule
+                    .is_some_and(|id| crate::rules::is_noise_line(id, line))
             })
         };
         // A line a wrap cut from the component's line is the component's too; a new record (a timestamp, a

@@ -43,12 +43,13 @@ pub fn is_noise(id: &str) -> bool {
     table::NOISE.iter().any(|(n, _)| *n == id)
 }
 
-/// The words of the component whose other lines a harmless rule's line stands for (`table::NOISE`).
-pub fn noise_component(id: &str) -> &'static [&'static str] {
+/// Whether `line` comes from the component whose other lines harmless rule `id` stands for (`table::NOISE`).
+pub fn is_noise_line(id: &str, line: &str) -> bool {
+    let lower = line.to_ascii_lowercase();
     table::NOISE
         .iter()
         .find(|(n, _)| *n == id)
-        .map_or(&[], |(_, words)| words)
+        .is_some_and(|(_, words)| words.iter().any(|w| lower.contains(w)))
 }
 
 /// Whether a rule reads the reporter's own words, not a component's message.
