@@ -746,7 +746,7 @@ fn plugin_daemonset(ev: &Evidence, causes: &mut Vec<Cause>, ctx: &Context) -> Op
 fn says_nothing_of_the_pod(ev: &Evidence) -> bool {
     static PROGRESS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(
-            r#"(?i)\bSuccessfully assigned \S+ to |\b(?:Started|Created) container\b|^Test PASSED$|\bstatus: "?True"?\s+type: Ready\b|^time=\S+ level=info\b|\bRegistered device plugin\b[^\n]{0,120}?\bwith Kubelet\b"#,
+            r#"(?i)\bSuccessfully assigned \S+ to |\b(?:Started|Created) container\b|^Test PASSED$|\bstatus: "?True"?\s+type: Ready\b|^time=\S+ level=info\b|\bRegistered device plugin\b[^\n]{0,120}?\bwith Kubelet\b|^\{"level":"info",|\bNVIDIA-SMI \d[\d.]* +Driver Version: \d|^Installation of the NVIDIA [^\n]* is now complete\.|\bDCGM successfully initialized\b"#,
         )
         .expect("progress regex")
     });
@@ -783,10 +783,30 @@ fn says_nothing_of_the_pod(ev: &Evidence) -> bool {
                 || matches!(
                     s.source,
                     Some(SignalSource::Text | SignalSource::Log) | None
-                ) && !s.message.lines().any(|l| PROGRESS.is_match(l.trim()))
+                ) && !s
+                    .message
+                    .lines()
+                    .any(|l| PROGRESS.is_match(l.trim()) || gpu_stack_reports_ready(l))
                     // A YAML condition spans two lines.
                     && !PROGRESS.is_match(&s.message)
         })
+}
+
+/// Whether `line` holds a row of the GPU stack that says it is ready: a `kubectl get daemonset` row (`[NAMESPACE]
+/// NAME DESIRED CURRENT READY UP-TO-DATE AVAILABLE …`) whose counts are all the same and not 0, or the GPU
+/// Operator's ClusterPolicy (`NAME STATUS AGE`) whose status is `ready`. A listing run together on one line is
+/// read row by row.
+fn gpu_stack_reports_ready(line: &str) -> bool {
+    let cols: Vec<&str> = line.split_whitespace().collect();
+    cols.windows(6).any(|w| {
+        is_gpu_stack(w[0])
+            && w[1] != "0"
+            && w[1].parse::<u32>().is_ok()
+            && w[2..].iter().all(|c| *c == w[1])
+    }) || cols.windows(2).any(|w| {
+        let name = w[0].to_ascii_lowercase();
+        (name.contains("cluster-policy") || name.contains("clusterpolicy")) && w[1] == "ready"
+    })
 }
 
 /// Whether the input shows `nvidia-smi -L` run in the Pod through `kubectl exec`, its GPU (and MIG) rows right

@@ -97,6 +97,11 @@ pub static NOISE: &[(&str, &[&str])] = &[
     ("GW605", &["ldconfig", "/usr/lib/wsl/"]),
     ("GW606", &[]),
     ("GW607", &["dcgm", "hostengine", "host engine"]),
+    (
+        "GW608",
+        &["taints kernel", "tainting kernel", "kernel taint"],
+    ),
+    ("GW609", &["dcp metrics", "dcgm_fi_prof"]),
 ];
 
 pub static CATCH_ALL: &[&str] = &[
@@ -7816,5 +7821,51 @@ pub static RULES: &[Rule] = &[
         example: "time=\"2021-05-12T17:31:12Z\" level=error msg=\"Failed to collect metrics with error: Failed to collect metrics with error: Error getting the latest value for fields: Host engine connection invalid/disconnected\"",
         example_source: "https://github.com/NVIDIA/gpu-monitoring-tools/issues/188",
         near_miss: "time=\"2021-05-12T17:31:12Z\" level=info msg=\"Starting webserver\"",
+    },
+    Rule {
+        id: "GW608",
+        name: "kernel-module-taints-kernel",
+        category: C::None,
+        gate: G::None,
+        looks_at: "the kernel's log (`dmesg`, the GPU Operator's driver container) as a GPU driver module loads",
+        pattern: r"\b(?P<module>[\w-]+): (?:module verification failed: signature and/or required key missing - tainting kernel|module license '[^']+' taints kernel|loading out-of-tree module taints kernel)",
+        summary: "the kernel notes that it loads an unsigned or proprietary module (the GPU driver) and marks itself tainted: the module loads, and this blocks nothing",
+        explanation: doc!(
+            "The kernel marks itself tainted when it loads a module that is not signed by a key it knows, not GPL-licensed, or built outside its tree. The NVIDIA, AMD and other vendors' driver modules are all three, so every driver load prints these lines.",
+            "They are notes, not failures: with Secure Boot off the module loads and runs. A module the kernel refuses says `Key was rejected by service` or `Required key not available` instead.",
+            "Nothing to fix here: look past these lines for what the driver or the Pod says next.",
+        ),
+        next: &[Next {
+            command: "lsmod | grep -E '^{module|nvidia}'",
+            place: Node,
+            why: "see that the driver's modules are loaded",
+        }],
+        fix: None,
+        example: "[ 8542.903020] nvidia: module verification failed: signature and/or required key missing - tainting kernel",
+        example_source: "https://github.com/NVIDIA/gpu-operator/issues/554",
+        near_miss: "kern:  notice: [2023-05-04T07:37:25.957686413Z]: Loading of module with unavailable key is rejected",
+    },
+    Rule {
+        id: "GW609",
+        name: "dcgm-profiling-metrics-unsupported",
+        category: C::None,
+        gate: G::None,
+        looks_at: "dcgm-exporter's log",
+        pattern: r"\bNot collecting DCP metrics: Error getting supported metrics: Profiling is not supported\b|\bSkipping line \d+ \('DCGM_FI_PROF_\w+'\): DCP metrics not enabled\b",
+        summary: "dcgm-exporter skips the profiling (DCP) metrics, which these GPUs do not support: it serves the other metrics, and this blocks nothing",
+        explanation: doc!(
+            "DCGM's profiling metrics (`DCGM_FI_PROF_*`: SM activity, tensor core and DRAM use) need a data-center GPU of the Volta generation or later. On other GPUs (T4s in some drivers, consumer cards, vGPU) DCGM says profiling is not supported, and dcgm-exporter drops those lines of its metrics list with a warning for each.",
+            "The exporter still starts and serves every other metric; no GPU Pod depends on it.",
+            "Nothing to fix for the GPUs; remove the `DCGM_FI_PROF_*` lines from the exporter's metrics list to silence the warnings.",
+        ),
+        next: &[Next {
+            command: "kubectl get pods -A -o wide | grep -i dcgm-exporter",
+            place: Cluster,
+            why: "see that the exporter runs",
+        }],
+        fix: None,
+        example: "time=\"2021-01-28T12:20:41Z\" level=info msg=\"Not collecting DCP metrics: Error getting supported metrics: Profiling is not supported for this group of GPUs or GPU\"",
+        example_source: "https://github.com/NVIDIA/gpu-operator/issues/139",
+        near_miss: "time=\"2021-05-12T17:31:12Z\" level=error msg=\"Failed to collect metrics with error: Failed to collect metrics with error: Error getting the latest value for fields: Host engine connection invalid/disconnected\"",
     },
 ];
