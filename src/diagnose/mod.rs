@@ -411,6 +411,10 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
         }
         hits.retain(|h| !crate::rules::is_workload_report(h.finding.rule.id));
     }
+    // Volcano refuses a task on some nodes, then binds it to another: its predicates did their filtering.
+    if volcano_binds_refused_task(&ev.signals) {
+        hits.retain(|h| h.finding.rule.id != "GW168");
+    }
     // HAMi's own account of an out-of-memory (GW602: the Pod's share is used up) explains CUDA's (GW529).
     if hits.iter().any(|h| h.finding.rule.id == "GW602") {
         hits.retain(|h| h.finding.rule.id != "GW529");
@@ -746,7 +750,7 @@ fn plugin_daemonset(ev: &Evidence, causes: &mut Vec<Cause>, ctx: &Context) -> Op
 fn says_nothing_of_the_pod(ev: &Evidence) -> bool {
     static PROGRESS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(
-            r#"(?i)\bSuccessfully assigned \S+ to |\b(?:Started|Created) container\b|^Test PASSED$|\bstatus: "?True"?\s+type: Ready\b|^time=\S+ level=info\b|\bRegistered device plugin\b[^\n]{0,120}?\bwith Kubelet\b|^\{"level":"info",|\bNVIDIA-SMI \d[\d.]* +Driver Version: \d|^Installation of the NVIDIA [^\n]* is now complete\.|\bDCGM successfully initialized\b"#,
+            r#"(?i)\bSuccessfully assigned \S+ to |\b(?:Started|Created) container\b|^Test PASSED$|\bstatus: "?True"?\s+type: Ready\b|^time=\S+ level=info\b|\bRegistered device plugin\b[^\n]{0,120}?\bwith Kubelet\b|^\{"level":"info",|\bNVIDIA-SMI \d[\d.]* +Driver Version: \d|^Installation of the NVIDIA [^\n]* is now complete\.|\bDCGM successfully initialized\b|\bBinding Task <[^>\n]+> to node <"#,
         )
         .expect("progress regex")
     });
@@ -792,10 +796,10 @@ fn says_nothing_of_the_pod(ev: &Evidence) -> bool {
         })
 }
 
-/// Whether `line` holds a row of the GPU stack that says it is ready: a `kubectl get daemonset` row (`[NAMESPACE]
-/// NAME DESIRED CURRENT READY UP-TO-DATE AVAILABLE …`) whose counts are all the same and not 0, or the GPU
-/// Operator's ClusterPolicy (`NAME STATUS AGE`) whose status is `ready`. A listing run together on one line is
-/// read row by row.
+/// Whether `line` holds a row that says something is ready: a `kubectl get daemonset` row of the GPU stack
+/// (`[NAMESPACE] NAME DESIRED CURRENT READY UP-TO-DATE AVAILABLE …`) whose counts are all the same and not 0, the
+/// GPU Operator's ClusterPolicy (`NAME STATUS AGE`) whose status is `ready`, or a `kubectl get pods` row of a
+/// Pod whose containers are all ready and run (a listing run together on one line, which is not read as rows).
 fn gpu_stack_reports_ready(line: &str) -> bool {
     let cols: Vec<&str> = line.split_whitespace().collect();
     cols.windows(6).any(|w| {
@@ -806,7 +810,22 @@ fn gpu_stack_reports_ready(line: &str) -> bool {
     }) || cols.windows(2).any(|w| {
         let name = w[0].to_ascii_lowercase();
         (name.contains("cluster-policy") || name.contains("clusterpolicy")) && w[1] == "ready"
+    }) || cols.windows(2).any(|w| {
+        // A `kubectl get pods` row run together with others: `READY n/n` and `STATUS Running`.
+        w[1] == "Running"
+            && w[0]
+                .split_once('/')
+                .is_some_and(|(a, b)| a == b && a != "0" && a.parse::<u32>().is_ok())
     })
+}
+
+/// Whether a line speaks of a failure or of a Pod that waits (`Pending`, `stuck`, `doesn't start`).
+pub(crate) fn speaks_of_waiting(line: &str) -> bool {
+    static WAITING: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?i)\b(?:pending|containercreating|podinitializing|crashloopbackoff|init:|imagepullbackoff|errimagepull|stuck|crash\w*|oomkilled|evicted|unschedulable|not ready|waiting|won't|never|only one of|(?:does|do|did|can)(?:n't| not) (?:start|run|get)|not (?:start|run|get|scheduled))\b")
+            .expect("waiting regex")
+    });
+    WAITING.is_match(line)
 }
 
 /// Whether the input shows `nvidia-smi -L` run in the Pod through `kubectl exec`, its GPU (and MIG) rows right
@@ -822,10 +841,6 @@ fn lists_gpus_through_exec<'a>(lines: impl Iterator<Item = &'a str>, target: Opt
     static OUTPUT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(r#"^(?:GPU \d+: [^()]+ \(UUID: GPU-[0-9a-f-]+\)|MIG \S+ +Device +\d+: \(UUID: MIG-[0-9a-f-]+\)|Defaulted container "[^"]+" out of: .*)$"#)
             .expect("exec output regex")
-    });
-    static WAITING: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r"(?i)\b(?:pending|containercreating|podinitializing|crashloopbackoff|init:|imagepullbackoff|errimagepull|stuck|crash\w*|oomkilled|evicted|unschedulable|not ready|waiting|won't|never|only one of|(?:does|do|did|can)(?:n't| not) (?:start|run|get)|not (?:start|run|get|scheduled))\b")
-            .expect("waiting regex")
     });
     let lines: Vec<&str> = lines.map(str::trim).filter(|l| !l.is_empty()).collect();
     // The first exec of the Pod in question (an exec of a DaemonSet's Pod may come before it).
@@ -848,7 +863,7 @@ fn lists_gpus_through_exec<'a>(lines: impl Iterator<Item = &'a str>, target: Opt
             .iter()
             .any(|l| GPU_ROW.is_match(l));
     let mut others = lines[..at].iter().chain(&lines[at + 1 + output..]);
-    rows && others.all(|l| !looks_like_error(l) && !WAITING.is_match(l))
+    rows && others.all(|l| !looks_like_error(l) && !speaks_of_waiting(l))
 }
 
 /// Whether a pasted node listing names a GPU resource with a count above zero (`nvidia.com/gpu:  4`).
@@ -2399,6 +2414,28 @@ fn whose_scale_up(c: &mut Cause, ctx: &Context) {
     ];
 }
 
+/// Whether a Volcano scheduler's log binds the first task it refuses (`Predicates failed for task <ns/name> …`)
+/// after refusing it: `Binding Task <ns/name> to node <node>`.
+fn volcano_binds_refused_task(signals: &[Signal]) -> bool {
+    let mut refused: Option<String> = None;
+    for line in signals.iter().flat_map(|s| s.message.lines()) {
+        if let Some(rest) = line
+            .split_once("Predicates failed for task <")
+            .map(|(_, r)| r)
+            && line.contains("resource fit failed")
+            && refused.is_none()
+        {
+            refused = rest.split_once('>').map(|(t, _)| t.to_string());
+        } else if let (Some(task), Some(rest)) =
+            (&refused, line.split_once("Binding Task <").map(|(_, r)| r))
+            && rest.starts_with(&format!("{task}> to node <"))
+        {
+            return true;
+        }
+    }
+    false
+}
+
 /// Volcano's `resource fit failed` names no resource; its log's request lines may (`volcano_shortfall`).
 fn whose_volcano_shortfall(c: &mut Cause, ev: &Evidence) {
     if c.rule != Some("GW168") {
@@ -3544,6 +3581,9 @@ fn scheduling_primary(causes: &[Cause], idx: &[usize], ctx: &Context) -> Option<
                 .filter(|&i| rule(&causes[i], "GW106") || rule(&causes[i], "GW107"))
                 .max_by_key(|&i| (count(&causes[i]), std::cmp::Reverse(i)))
         })
+        // The autoscaler's node groups that pass the Pod's selector and tolerations are at their maximum size:
+        // those it leaves out by selector or taint are not meant for the Pod.
+        .or_else(|| find(&|c| rule(c, "GW141")))
         .or_else(|| {
             let affinity = find(&|c| rule(c, "GW108"));
             match (affinity, find(&named_custom_taint)) {

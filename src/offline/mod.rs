@@ -339,12 +339,18 @@ fn split_by_object(ev: Evidence) -> Vec<Evidence> {
                 ) && !restarting(s)
             })
     };
-    // The command that printed the listing (`oc get pods`) is not a message about anything.
+    // The command that printed the listing (`oc get pods`), and the API's deprecation notice kubectl prints
+    // above it, are no message about anything.
     let loose: Vec<Signal> = ev
         .signals
         .iter()
         .filter(|s| s.object.is_none() || context(s))
-        .filter(|s| s.message.trim().contains('\n') || !is_listing_command(s.message.trim()))
+        .filter(|s| {
+            let lines: Vec<&str> = s.message.trim().lines().map(str::trim).collect();
+            let chatter = |l: &str| is_listing_command(l) || is_deprecation_notice(l);
+            !(lines.iter().all(|l| chatter(l))
+                && (lines.len() == 1 || lines.iter().any(|l| is_deprecation_notice(l))))
+        })
         .cloned()
         .collect();
     let stuck: Vec<&String> = objects
@@ -405,10 +411,14 @@ fn split_by_object(ev: Evidence) -> Vec<Evidence> {
             .name
             .as_deref()
             .is_some_and(|n| out.iter().any(|o| o.target.name.as_deref() == Some(n)));
-    let says_something = !listed
+    // Beside a listing whose Pods all run, prose that names no failure and no waiting Pod (`Here is what I
+    // see:`) is no target either.
+    let all_run = objects.iter().all(|o| runs(&of(o)));
+    let says_something = (!listed && !all_run)
         || loose.iter().any(|s| {
             crate::diagnose::looks_like_error(&s.message)
                 || !crate::classify::read(&s.message).findings.is_empty()
+                || (!listed && crate::diagnose::speaks_of_waiting(&s.message))
         });
     if !loose.is_empty() && stuck.is_empty() && says_something {
         out.push(Evidence {
@@ -426,6 +436,16 @@ fn split_by_object(ev: Evidence) -> Vec<Evidence> {
 /// watch kubectl get pods`): a cluster tool's, or any after a prompt, unless its output (or the reporter's
 /// account of it) follows on the same line (`root@node:~# nvidia-smi Failed to initialize NVML: …`, `` `helm
 /// upgrade` says: Error: … ``, where a message's `: ` shows).
+/// The apiserver's deprecation warning, which kubectl prints above its output: `Warning: apps.openshift.io/v1
+/// DeploymentConfig is deprecated in v4.14+, unavailable in v4.10000+`.
+fn is_deprecation_notice(line: &str) -> bool {
+    static NOTICE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"^Warning: \S+ \w+ is deprecated in v[\d.]+\+")
+            .expect("deprecation notice regex")
+    });
+    NOTICE.is_match(line)
+}
+
 fn is_listing_command(line: &str) -> bool {
     (is_cluster_command(line) || is_command_line(line)) && !unquoted(line).contains(": ")
 }

@@ -491,10 +491,19 @@ fn captures_of(idx: usize, text: &str) -> Option<Match> {
     if !caps.is_match() {
         return None;
     }
-    let mut captures = re
-        .group_info()
-        .pattern_names(PatternID::ZERO)
-        .flatten()
+    let names = || re.group_info().pattern_names(PatternID::ZERO).flatten();
+    let named = |caps: &regex_automata::util::captures::Captures| {
+        names().any(|n| caps.get_group_by_name(n).is_some_and(|s| !s.is_empty()))
+    };
+    // A bare keyword (`UnexpectedAdmissionError` in a status line) says less than the rule's fuller form later in
+    // the text (`Allocate failed due to …`): the first match that names something speaks for the rule.
+    if !named(&caps)
+        && names().next().is_some()
+        && let Some(fuller) = re.captures_iter(text.as_bytes()).find(|c| named(c))
+    {
+        caps = fuller;
+    }
+    let mut captures = names()
         .filter_map(|n| {
             caps.get_group_by_name(n).map(|span| {
                 let field = capture_field(n);
@@ -922,12 +931,20 @@ mod tests {
             ),
             Some("GW224")
         );
-        // nvidia-docker 1.0's error stops where its sentence does, when the next line arrives joined.
-        let m = first_match("nvidia-docker | 2017/11/02 10:11:12 Error: unsupported CUDA version: driver 8.0 < image 9.0.176 $ nvidia-smi Thu Nov 2 10:12:00 2017").unwrap();
-        assert_eq!(
-            m.captures.get("error").map(String::as_str),
-            Some("unsupported CUDA version: driver 8.0 < image 9.0.176")
-        );
+        // nvidia-docker 1.0's error stops where its sentence does, when the next line arrives joined: a command,
+        // or the shell's prompt.
+        for joined in [
+            "nvidia-docker | 2017/01/16 16:55:02 Error: Could not load UVM kernel module $ nvidia-smi Thu Nov 2 10:12:00 2017",
+            "nvidia-docker | 2017/01/16 16:55:02 Error: Could not load UVM kernel module jon@pseudotensor:~/h2o4gpu$",
+        ] {
+            let m = first_match(joined).unwrap();
+            assert_eq!(m.rule.id, "GW457");
+            assert_eq!(
+                m.captures.get("error").map(String::as_str),
+                Some("Could not load UVM kernel module"),
+                "{joined}"
+            );
+        }
     }
 
     #[test]

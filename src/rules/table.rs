@@ -151,6 +151,11 @@ pub static CATCH_ALL: &[&str] = &[
 pub static REFINES: &[(&str, &str)] = &[
     ("GW146", "GW105"),
     ("GW151", "GW145"),
+    ("GW554", "GW105"),
+    ("GW501", "GW457"),
+    ("GW436", "GW457"),
+    ("GW408", "GW457"),
+    ("GW406", "GW457"),
     ("GW475", "GW416"),
     ("GW229", "GW230"),
     ("GW140", "GW155"),
@@ -521,7 +526,7 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Scheduling,
         looks_at: "FailedScheduling event, PodScheduled condition",
-        pattern: r"unbound immediate PersistentVolumeClaims|persistentvolumeclaim [^ ]+ (?:not found|is being deleted|bound to non-existent)|volume node affinity conflict|didn't match PersistentVolume's node affinity|didn't find available persistent volumes to bind|did not have enough free storage|had no available volume zone|exceed max volume count|\bNoVolumeZoneConflict\b|waiting for ephemeral volume controller|ReadWriteOncePod|pvc\(s\) bound to non-existent pv",
+        pattern: r"unbound immediate PersistentVolumeClaims|\bPersistentVolumeClaim is not bound: |persistentvolumeclaim [^ ]+ (?:not found|is being deleted|bound to non-existent)|volume node affinity conflict|didn't match PersistentVolume's node affinity|didn't find available persistent volumes to bind|did not have enough free storage|had no available volume zone|exceed max volume count|\bNoVolumeZoneConflict\b|waiting for ephemeral volume controller|ReadWriteOncePod|pvc\(s\) bound to non-existent pv",
         summary: "the pod's volumes cannot be bound or placed on any node",
         explanation: doc!(
             "Scheduling stopped on the Pod's PersistentVolumeClaims, not on the GPU.",
@@ -727,7 +732,7 @@ pub static RULES: &[Rule] = &[
         category: C::InsufficientResource,
         gate: G::Scheduling,
         looks_at: "FailedScheduling / Unschedulable event or scheduler log from a GPU-sharing scheduler (HAMi, KAI, Volcano, Koordinator, gpushare)",
-        pattern: r"(?:node\(s\) didn't have enough resources?: |No node in the \S+ node-pool has )(?P<resource>[A-Za-z0-9./-]+)|\bNodeUnfitPod\b|\bCardInsufficient(?:Memory|Core)\b|\bInsufficient GPU Memory in one device\b|\bCardTimeSlicingExhausted\b|\bCardComputeUnitsExhausted\b|\bExclusiveDeviceAllocateConflict\b|\bNumaNotFit\b|\bAllocatedCardsInsufficientRequest\b|\bNodeInsufficientDevice\b|No nodes with enough resources were found|\bno enough gpu (?:cards|memory|cores?)\b|\bnot enough gpu fitted\b|request devices nums cannot exceed the total number of devices|doesn't meet the gpu request of pod|all node scores do not meet|\bInsufficient Devices\b|\bno enough \w+ devices? available\b",
+        pattern: r"(?:node\(s\) didn't have enough resources?: |No node in the \S+ node-pool has )(?P<resource>[A-Za-z0-9./-]+)|\bNodeUnfitPod\b|\bCardInsufficient(?:Memory|Core)\b|\bInsufficient GPU Memory in one device\b|\bCardTimeSlicingExhausted\b|\bCardComputeUnitsExhausted\b|\bExclusiveDeviceAllocateConflict\b|\bNumaNotFit\b|\bAllocatedCardsInsufficientRequest\b|\bNodeInsufficientDevice\b|No nodes with enough resources were found|\bno enough gpu (?:cards|memory|cores?)\b|\bnot enough gpu fitted\b|request devices nums cannot exceed the total number of devices|doesn't meet the gpu request of pod|all node scores do not meet|\bInsufficient Devices(?:$|[^\w./-])|\bno enough \w+ devices? available\b",
         summary: "{count} node(s) have too little free GPU capacity for the pod, as the GPU-sharing scheduler counts it",
         explanation: doc!(
             "A GPU-sharing scheduler (HAMi, KAI, gpushare) found no node with enough free GPU units, memory or cores for the Pod.",
@@ -2044,7 +2049,7 @@ pub static RULES: &[Rule] = &[
         // The toolkit's CDI generation says the same (`failed to create device discoverer: error getting GPU
         // device minor number`, Jetson in nvml mode), which GW434 reads.
         pattern: r"\b(?:error getting device paths: error getting GPU|unable to get) device minor number: Not Supported\b",
-        summary: "the node's NVML cannot give the GPU's device minor number (Not Supported), as under WSL2: the plugin cannot map the GPU to a device node, so the node advertises no GPU",
+        summary: "the node's NVML cannot give the GPU's device minor number (Not Supported), as under WSL2 or on a Jetson (Tegra) board: the plugin cannot map the GPU to a device node, so the node advertises no GPU",
         explanation: doc!(
             "A device plugin names each GPU by its device node `/dev/nvidiaN`, whose number it asks NVML for. NVML answered `Not Supported`, so the plugin could not build its device list and the node advertises no GPU (Koordinator's koordlet marks the GPU unhealthy instead).",
             "The GPU is WSL2's paravirtualised GPU: Windows exposes it through `/dev/dxg`, there is no `/dev/nvidiaN`, and WSL2's NVML leaves out the minor number. NVIDIA's device plugin before v0.15.0, its DRA driver and Koordinator's koordlet do not support WSL2.",
@@ -2422,7 +2427,7 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the log of GKE's driver installer DaemonSet (nvidia-driver-installer: cos-gpu-installer on Container-Optimized OS, the Ubuntu and minikube installers)",
-        pattern: r"\bChecking if this is the only cos[-_]gpu[-_]installer that is running\.|\bDid not find cached version, (?:building|installing) the drivers\.\.\.|\+ NVIDIA_INSTALLER_RUNFILE=NVIDIA-Linux-[\w.-]+\.run\b|\bCache file /usr/local/nvidia/\.cache found but existing versions didn't match\.|\+ LOCK_FILE=/root/tmp/cos_gpu_installer_lock\b",
+        pattern: r"\bChecking if this is the only cos[-_]gpu[-_]installer that is running\.|\binstall\.go:\d+\] Installing GPU driver from \x22|\binstaller\.go:\d+\] Running GPU driver installer$|\bDid not find cached version, (?:building|installing) the drivers\.\.\.|\+ NVIDIA_INSTALLER_RUNFILE=NVIDIA-Linux-[\w.-]+\.run\b|\bCache file /usr/local/nvidia/\.cache found but existing versions didn't match\.|\+ LOCK_FILE=/root/tmp/cos_gpu_installer_lock\b",
         summary: "the GKE driver installer has not finished: its log stops before the driver is installed and verified, so the node advertises no GPU yet",
         explanation: doc!(
             "The ticket holds the log of the driver installer that GKE (or the container-engine-accelerators DaemonSet on Ubuntu or minikube) runs as an init container on each GPU node: it downloads the kernel sources or headers, runs NVIDIA's installer and verifies the driver. The log stops before it finishes (`Finished installing the drivers.`, `Found cached version, NOT building the drivers.`, `Updating host's ld cache... DONE.`); until then the device plugin finds no driver and the node advertises no GPU.",
@@ -2959,8 +2964,8 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Scheduling,
         looks_at: "the MIG manager's log (nvidia-mig-manager, `nvidia-mig-parted apply`)",
-        pattern: r"\bError applying MIG configuration with hooks: error resetting all GPUs\b|\bResetting GPU (?P<gpu>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d) is not supported\b",
-        summary: "the MIG manager has to reset the GPUs to change their MIG mode, and the reset failed (other processes hold the GPUs, or this machine cannot reset them): the node keeps its old MIG layout, without the devices the pod asks for",
+        pattern: r"\bError applying MIG configuration with hooks: error resetting all GPUs\b|\bMIG mode is in pending (?:enable|disable) state for GPU (?P<gpu_alt>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d):In use by another client\b|\bThe following GPUs could not be reset:(?:\\n|\s)+GPU (?P<gpu_alt2>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d): In use by another client\b|\bResetting GPU (?P<gpu>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d) is not supported\b",
+        summary: "changing the GPUs' MIG mode needs a GPU reset (the MIG manager's or `nvidia-smi`'s), and the reset failed (other processes hold the GPUs, or this machine cannot reset them): the node keeps its old MIG layout, without the devices the pod asks for",
         explanation: doc!(
             "Turning MIG mode on or off takes effect only when the GPU is reset. The MIG manager (mig-parted) set the new mode, found the change pending, and tried to reset the GPUs; the reset failed, so the mode change is still pending, the MIG layout is not applied, and the node does not advertise the MIG devices Pods ask for.",
             "A process still holds the GPUs: the driver's `nvidia_drm` or `nvidia-persistenced`, Fabric Manager, DCGM or dcgm-exporter, an X server, or a workload the MIG manager did not stop. In a VM (or on a GPU behind a PCIe switch the hypervisor owns) the GPU cannot be reset at all.",
@@ -3319,8 +3324,8 @@ pub static RULES: &[Rule] = &[
         category: C::DevicePlugin,
         gate: G::Admission,
         looks_at: "apiserver reply or log, FailedCreate event on the owner",
-        pattern: r#"failed calling webhook \\?"(?P<webhook>[^"\\]*(?:gpu|hami)[^"\\]*)\\?""#,
-        summary: "the GPU-sharing webhook {webhook} cannot be reached, so GPU Pods are not prepared for its scheduler",
+        pattern: r#"failed calling webhook \\?"(?P<webhook>[^"\\]*(?:gpu|hami)[^"\\]*)\\?"(?:[^\n]*?: (?P<why>x509: [^\n"\\]{1,100}))?"#,
+        summary: "the apiserver's call to the GPU-sharing webhook {webhook} fails ({why|it does not reach the webhook}), so GPU Pods are not prepared for its scheduler",
         explanation: doc!(
             "The apiserver could not call the mutating webhook of a GPU-sharing stack (HAMi's `vgpu.hami.io`, for example). With `failurePolicy: Ignore` the Pod is admitted unchanged and goes to the default scheduler, which knows nothing of the shared GPUs; with `Fail` the Pod is not created at all.",
             "The stack's scheduler Pod (which serves the webhook) is down, not ready or unreachable from the apiserver: its Service has no endpoints, a NetworkPolicy or the host network blocks it, or its certificate does not match.",
@@ -3768,6 +3773,29 @@ pub static RULES: &[Rule] = &[
         near_miss: "error: error parsing gpu-pod.yaml: error converting YAML to JSON: yaml: line 12: did not find expected key",
     },
     Rule {
+        id: "GW231",
+        name: "compose-runtime-key-unsupported",
+        category: C::InvalidSpec,
+        gate: G::Admission,
+        looks_at: "docker-compose's reply to `up` or `config`",
+        pattern: r"\bUnsupported config option for services\.(?P<service>[\w.-]+): 'runtime'",
+        summary: "docker-compose rejects the `runtime:` key of service {service} (the key that selects the nvidia runtime), so it starts no container",
+        explanation: doc!(
+            "Compose files select the NVIDIA runtime with `runtime: nvidia` on a service. The key exists in file format 2.3 and 2.4 and, since docker-compose 1.27 (the Compose Specification), in every version; the 3.x file formats before that have no such key, so docker-compose refuses the whole file.",
+            "The docker-compose binary is older than 1.27 and the file says `version: \"3…\"`, or the file is a 2.0–2.2 one.",
+            "Upgrade docker-compose (or use `docker compose`, the plugin), or set the file's version to 2.3 or 2.4; newer Compose can also ask for the GPUs with `deploy.resources.reservations.devices` instead of the runtime.",
+        ),
+        next: &[Next {
+            command: "docker-compose version; grep -n '^version' docker-compose.y*ml",
+            place: Node,
+            why: "see the docker-compose release and the file format it reads",
+        }],
+        fix: None,
+        example: "ERROR: The Compose file './docker-compose.yml' is invalid because:\nUnsupported config option for services.vehicle_counting: 'runtime'",
+        example_source: "https://github.com/ahmetozlu/vehicle_counting_tensorflow/issues/63",
+        near_miss: "ERROR: The Compose file './docker-compose.yml' is invalid because:",
+    },
+    Rule {
         id: "GW301",
         name: "gpu-devices-unavailable-at-admission",
         category: C::DevicePlugin,
@@ -4110,7 +4138,7 @@ pub static RULES: &[Rule] = &[
         category: C::InvalidSpec,
         gate: G::DeviceAdmission,
         looks_at: "UnexpectedAdmissionError event or the Pod's status message (the device plugin's Allocate answer)",
-        pattern: r"\brequest for '(?P<resource>[^:'\s]+): (?P<requested>\d+)' too large: maximum request size for shared resources is (?P<max>\d+)|\binvalid request\s+for sharing GPU \((?P<mode>[^)\n]+)\), at most (?P<max_alt>\d+) (?P<resource_alt>[\w./-]+) can be requested",
+        pattern: r"\brequest for '(?P<resource>[^:'\s]+): (?P<requested>\d+)' too large: maximum request size for shared resources is (?P<max>\d+)|\binvalid request\s+for sharing GPU \((?P<mode>[^)\n]+)\), at most (?P<max_alt>\d+) (?P<resource_alt>[\w./-]+) can be requested|\brequest for [^\s\w]{1,3}(?P<resource_alt2>[\w./-]+)[^\s\w]{1,3}: invalid request: maximum request size for shared resources is (?P<max_alt2>\d+); found (?P<requested_alt>\d+)",
         summary: "the pod asks for {requested|more than one} {resource} on a node that shares its GPUs (time-slicing or MPS), where a container may ask for at most {max}: the device plugin refuses the allocation",
         explanation: doc!(
             "The node shares its GPUs: the device plugin advertises each one as several replicas (time-slicing or MPS). With `failRequestsGreaterThanOne` (always on under MPS, and on GKE's time-sharing) a container may ask for one replica only, since two replicas of a shared GPU are not twice its compute; the plugin refuses a larger request and the kubelet rejects the Pod with `UnexpectedAdmissionError`. The Pod stays `Failed` and does not retry.",
@@ -4446,7 +4474,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "Failed event, container waiting/terminated message (RunContainerError, StartError)",
-        pattern: r#"nvidia-container-cli(?:\.real)?: initialization error: nvml error: driver not loaded|adding custom device \\?"/dev/nvidia|\bl?stat (?:/run/nvidia/driver)?/dev/nvidia(?:\d+|ctl|-uvm(?:-tools)?): no such file or directory"#,
+        pattern: r#"nvidia-container-cli(?:\.real)?: initialization error: nvml error: driver not loaded|adding custom device \\?"/dev/nvidia|\bl?stat (?:/run/nvidia/driver)?/dev/nvidia(?:\d+|ctl|-uvm(?:-tools)?): no such file or directory|\bmodprobe: FATAL: Module nvidia(?:_uvm|_modeset|_drm)? not found in directory /lib/modules/\S+"#,
         summary: "the NVIDIA kernel driver is not loaded on the node",
         explanation: doc!(
             "The NVIDIA prestart hook could not initialise NVML because the kernel module is not loaded.",
@@ -4506,7 +4534,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "Failed event, container waiting/terminated message (RunContainerError, StartError)",
-        pattern: r"nvidia-container-cli(?:\.real)?: requirement error: unsatisfied condition: (?:(?P<condition>(?:cuda|driver) ?[<>=!]+ ?[\w.]+)|[^,\s]+)|CUDA driver version is insufficient for CUDA runtime version|forward compatibility was attempted on non supported HW|system has unsupported display driver / cuda driver combination|\bThe NVIDIA driver on your system is too old \(found version \d+\)|\bthe provided PTX was compiled with an unsupported toolchain\b|\bCUDA_ERROR_UNSUPPORTED_PTX_VERSION\b|\bAPI call is not supported in the installed CUDA driver\b|\bThis container was built for NVIDIA Driver Release (?P<required>[\d.]+) or later, but\s+version (?P<found>[\d.]+) was detected and compatibility mode is UNAVAILABLE\b",
+        pattern: r"nvidia-container-cli(?:\.real)?: requirement error: unsatisfied condition: (?:(?P<condition>(?:cuda|driver) ?[<>=!]+ ?[\w.]+)|[^,\s]+)|CUDA driver version is insufficient for CUDA runtime version|forward compatibility was attempted on non supported HW|system has unsupported display driver / cuda driver combination|\bThe NVIDIA driver on your system is too old \(found version \d+\)|\bthe provided PTX was compiled with an unsupported toolchain\b|\bCUDA_ERROR_UNSUPPORTED_PTX_VERSION\b|\bAPI call is not supported in the installed CUDA driver\b|\bunsupported CUDA version: driver [\d.]+ < image [\d.]+|\bThis container was built for NVIDIA Driver Release (?P<required>[\d.]+) or later, but\s+version (?P<found>[\d.]+) was detected and compatibility mode is UNAVAILABLE\b",
         summary: "the image needs {condition|a newer CUDA} but the node's driver is older",
         explanation: doc!(
             "The image's `NVIDIA_REQUIRE_CUDA` (which the toolkit's hook checks before the container starts), or the CUDA runtime its program was built with (CUDA's `driver version is insufficient for CUDA runtime version`, PyTorch's `The NVIDIA driver on your system is too old`, NCCL's `API call is not supported in the installed CUDA driver`, an NGC image's `This container was built for NVIDIA Driver Release … or later`), asks for a CUDA version that the node's driver does not support. Kernels compiled to PTX by a newer CUDA than the driver's fail to load the same way (`the provided PTX was compiled with an unsupported toolchain`).",
@@ -4812,7 +4840,7 @@ pub static RULES: &[Rule] = &[
         category: C::HandlerMissing,
         gate: G::Runtime,
         looks_at: "container log, Failed event, container status message",
-        pattern: r"(?P<library>lib(?:cuda|nvidia-[a-z0-9-]+)\.so[.0-9]*):(?: cannot open shared object file| file too short|\x22)|initialize NVML: ERROR_LIBRARY_NOT_FOUND|\bNVML Shared Library Not Found\b|\b(?:can't find library|cannot load) (?P<library_alt>libcuda\.so(?:\.[0-9]+)*)|\bFound no NVIDIA driver on your system\b|\bmsg=\\?\x22Discovered GPU libraries: \[\]|\bmsg=\\?\x22discovered GPU libraries\\?\x22 paths=\[\]|\bNVIDIA-SMI couldn't find (?P<library_alt2>libnvidia-ml\.so) library\b",
+        pattern: r"(?P<library>lib(?:cuda|nvidia-[a-z0-9-]+)\.so[.0-9]*):(?: cannot open shared object file| file too short|\x22)|initialize NVML: ERROR_LIBRARY_NOT_FOUND|\bNVML Shared Library Not Found\b|\b(?:can't find library|cannot load) (?P<library_alt>libcuda\.so(?:\.[0-9]+)*)|\bCouldn't open CUDA library (?P<library_alt3>libcuda\.so(?:\.[0-9]+)*)|\bFound no NVIDIA driver on your system\b|\bmsg=\\?\x22Discovered GPU libraries: \[\]|\bmsg=\\?\x22discovered GPU libraries\\?\x22 paths=\[\]|\bNVIDIA-SMI couldn't find (?P<library_alt2>libnvidia-ml\.so) library\b",
         summary: "the container cannot load {library|the NVIDIA driver's libraries}: the nvidia runtime did not put the driver's libraries into it",
         explanation: doc!(
             "The container started, but the program in it cannot load the NVIDIA driver's user-space library: it is not in the container, or only an empty placeholder is (`file too short`). PyTorch says `Found no NVIDIA driver on your system` when it cannot load `libcuda.so.1`. The image does not ship it; the NVIDIA runtime or hook mounts it from the host when the container is created with the GPU.",
@@ -5235,7 +5263,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "the runtime's StartError or RunContainerError (the NVIDIA hook's output), nvidia-smi's output, the kernel log",
-        pattern: r"\b(?:Failed to initialize NVML|nvml error): driver/library version mismatch\b|\bNVRM: API mismatch: the client has the version (?P<client>[\d.]+), but\b",
+        pattern: r"\b(?:Failed to initialize NVML|nvml error): driver/library version mismatch\b|\bnvml: Driver/library version mismatch\b|\bNVRM: API mismatch: the client has the version (?P<client>[\d.]+), but\b",
         summary: "the node's NVIDIA kernel module and its driver libraries are different versions ({client|driver/library version mismatch}), so NVML fails for the hook and for every GPU container",
         explanation: doc!(
             "NVML (and through it the NVIDIA hook, `nvidia-smi` and the device plugin) needs the user-space driver libraries and the loaded kernel module to be the same version. They are not: the libraries were upgraded (or downgraded) while the old module stayed loaded, so the hook fails when it creates a GPU container and `nvidia-smi` fails on the node.",
@@ -5842,7 +5870,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "`nvidia-docker` 1.0's own error, or Docker's reply when its `nvidia-docker` volume plugin cannot create the driver volume",
-        pattern: r"\bnvidia-docker \| \d{4}/\d\d/\d\d \d\d:\d\d:\d\d Error: (?P<error>[^\n]{1,120}?)(?:[.?]?\s{2,}|[.?]\s+[A-Z$]|\s+\$ |$)|\bcreate (?P<volume>nvidia_driver_[\d.]+): VolumeDriver\.Create: (?P<error_alt>[^\n]{1,120}?)(?:[.?]?\s{2,}|[.?]\s+[A-Z$]|\s+See '|$)",
+        pattern: r"\bnvidia-docker(?:-plugin)? \| \d{4}/\d\d/\d\d \d\d:\d\d:\d\d Error: (?P<error>[^\n]{1,120}?)(?:[.?]?\s{2,}|[.?]\s+[A-Z$]|\s+\$ |\s+[\w.-]+@[\w.-]+:\S*[$#]|$)|\bcreate (?P<volume>nvidia_driver_[\d.]+): VolumeDriver\.Create: (?P<error_alt>[^\n]{1,120}?)(?:[.?]?\s{2,}|[.?]\s+[A-Z$]|\s+See '|$)|\bcreate (?P<volume_alt>nvidia_driver_[\d.]+): (?:create nvidia_driver_[\d.]+: )?(?P<error_alt2>Error looking up volume plugin nvidia-docker: (?:legacy plugin: )?plugin not found)|\bvolume ?'/var/lib/nvidia-docker/volumes/nvidia_driver/[\d.]+'\W{0,3}(?P<error_alt3>no such volume: ?(?P<volume_alt2>nvidia_driver_[\d.]+))|\bError: (?P<error_alt4>Could not load UVM kernel module)\. Is nvidia-modprobe installed\?",
         summary: "nvidia-docker 1.0 cannot set up the GPU for the container ({error}): this legacy wrapper and its driver volume {volume|plugin} fail on the node",
         explanation: doc!(
             "nvidia-docker 1.0 (2016–2017) gave containers their GPUs itself: its wrapper added the device nodes and a Docker volume (`nvidia_driver_<version>`) holding the driver's libraries, which its `nvidia-docker-plugin` built from the host's driver. Here the wrapper or the volume plugin failed (a kernel module it could not load, a volume it could not create), so the container does not start with its GPU. Kubernetes of that era (the `alpha.kubernetes.io/nvidia-gpu` resource) mounted the same volume.",
@@ -6390,12 +6418,42 @@ pub static RULES: &[Rule] = &[
         near_miss: "exec: \"nvidia-smi\": executable file not found in $PATH",
     },
     Rule {
+        id: "GW476",
+        name: "cuda-samples-driver-not-initialized",
+        category: C::RuntimeHook,
+        gate: G::Runtime,
+        looks_at: "the log of a CUDA sample run as a GPU check (a validator's container, a smoke-test Pod)",
+        pattern: r#"\bcheckCudaErrors\(\) Driver API error = 0003 "CUDA_ERROR_NOT_INITIALIZED""#,
+        summary: "the CUDA check in the container cannot initialise the CUDA driver (CUDA_ERROR_NOT_INITIALIZED): the container did not get a working driver from the runtime (its hook did not run, or the node's driver is not up)",
+        explanation: doc!(
+            "The CUDA samples that GPU stacks run as a smoke test (`vectorAdd`, `deviceQuery`) stop at their first driver API call when `cuInit` fails. Error 3, `CUDA_ERROR_NOT_INITIALIZED`, in a fresh container means the driver could not start there: the container lacks the GPU's device files or the driver's user libraries, or the node's kernel module is not ready.",
+            "The runtime's NVIDIA hook did not run for this container (CRI-O reads hooks from `/usr/share/containers/oci/hooks.d` and a hook installed elsewhere is never called; the nvidia runtime is not the handler), or the driver container was still loading the module.",
+            "Check that the NVIDIA hook or runtime handles the container (its hook file where the runtime reads it, the RuntimeClass's handler) and that the node's driver is loaded, then restart the check.",
+        ),
+        next: &[
+            Next {
+                command: "ls /usr/share/containers/oci/hooks.d /etc/containers/oci/hooks.d 2>/dev/null; grep -n nvidia /etc/containerd/config.toml /etc/crio/crio.conf.d/* 2>/dev/null",
+                place: Node,
+                why: "see which NVIDIA hook or runtime the node's container runtime is told to use",
+            },
+            Next {
+                command: "nvidia-smi",
+                place: Node,
+                why: "see that the node's driver answers",
+            },
+        ],
+        fix: None,
+        example: "checkCudaErrors() Driver API error = 0003 \"CUDA_ERROR_NOT_INITIALIZED\" from file <../../Common/helper_cuda_drvapi.h>, line 229.",
+        example_source: "https://github.com/openshift-psap/special-resource-operator-deprecated/issues/22",
+        near_miss: "I tensorflow/stream_executor/dso_loader.cc:135] successfully opened CUDA library libcublas.so.8.0 locally",
+    },
+    Rule {
         id: "GW501",
         name: "image-pull-failed",
         category: C::Other,
         gate: G::Runtime,
         looks_at: "Failed event (Failed to pull image, Failed to apply default image tag), container waiting reason ErrImagePull/ImagePullBackOff/InvalidImageName",
-        pattern: r#"Failed to pull image|\bErrImagePull\b|\bImagePullBackOff\b|Back-off pulling image|failed to get sandbox image "(?P<image>[^"]+)"|\bInvalidImageName\b|Failed to apply default image tag|couldn't parse image reference"#,
+        pattern: r#"Failed to pull image|\bErrImagePull\b|\bImagePullBackOff\b|Back-off pulling image|failed to get sandbox image "(?P<image>[^"]+)"|\bInvalidImageName\b|Failed to apply default image tag|couldn't parse image reference|\brepository (?P<image_alt>\S+) not found: does not exist or no pull access\b"#,
         summary: "the container image cannot be pulled",
         explanation: doc!(
             "The kubelet cannot pull an image for the Pod (or the sandbox/pause image). This is not a GPU gate.",
@@ -7691,6 +7749,29 @@ pub static RULES: &[Rule] = &[
         example: "E1211 06:14:57.688607  909635 status_manager.go:203] \"Could not initialize pod allocation checkpoint manager, please drain node and remove policy state file\" err=\"could not restore state from checkpoint: invalid character '\\\"' after top-level value, please drain this node and delete pod allocation checkpoint file \\\"/var/lib/kubelet/pod_status_manager_state\\\" before restarting Kubelet\"",
         example_source: "https://github.com/kubernetes/kubernetes/issues/135711",
         near_miss: "failed to parse kubelet flag: unknown flag: --experimental-nvidia-gpus",
+    },
+    Rule {
+        id: "GW554",
+        name: "kubevirt-device-not-advertised",
+        category: C::Other,
+        gate: G::Scheduling,
+        looks_at: "the scheduler's FitError for a KubeVirt virtual machine's launcher Pod",
+        pattern: r"\bInsufficient devices\.kubevirt\.io/(?P<device>[\w-]+)",
+        summary: "{count|some} node(s) have no free KubeVirt {device} device (`devices.kubevirt.io/{device}`): this is a virtual machine's host device, not a GPU, and KubeVirt advertises it only where the node has it",
+        explanation: doc!(
+            "A KubeVirt virtual machine runs in a `virt-launcher` Pod that asks for `devices.kubevirt.io/kvm` (and `tun`, `vhost-net`). KubeVirt's handler on each node advertises these devices only when the node has them: `/dev/kvm` needs the CPU's virtualization extensions, enabled in the firmware, or nested virtualization when the node is itself a virtual machine.",
+            "The node has no `/dev/kvm` (virtualization off, a cloud instance without nested virtualization), or `virt-handler` does not run there.",
+            "Enable virtualization (or nested virtualization) on the node, or let KubeVirt emulate (`useEmulation` in the KubeVirt configuration) where that is acceptable; a GPU the VM asks for comes after this.",
+        ),
+        next: &[Next {
+            command: "kubectl get nodes -o custom-columns=NAME:.metadata.name,KVM:.status.allocatable.devices\\.kubevirt\\.io/kvm",
+            place: Cluster,
+            why: "see which nodes advertise the KVM device",
+        }],
+        fix: None,
+        example: "  Warning  FailedScheduling  2m33s                  default-scheduler  0/1 nodes are available: 1 Insufficient devices.kubevirt.io/kvm. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.",
+        example_source: "https://github.com/harvester/harvester/issues/3415",
+        near_miss: "  Warning  FailedScheduling  2m38s (x3 over 2m49s)  default-scheduler  0/1 nodes are available: 1 pod has unbound immediate PersistentVolumeClaims. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.",
     },
     Rule {
         id: "GW602",
