@@ -297,9 +297,18 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
             .iter()
             .position(|s| std::ptr::eq(s, h.signal))
             .unwrap_or(0);
-        ev.signals[at..]
-            .iter()
-            .any(|s| ends.iter().any(|e| s.message.contains(e)) && same_pod(log_writer(s), writer))
+        // GKE's Go installer ends a failed run with its own klog error, which is what to read.
+        static INSTALLER_ERROR: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(
+            || {
+                regex::Regex::new(r"(?m)^E\d{4} [\d:.]+\s+\d+ (?:install|installer|cos|utils|signature|cache)\.go:\d+\]")
+                .expect("installer error regex")
+            },
+        );
+        ev.signals[at..].iter().any(|s| {
+            (ends.iter().any(|e| s.message.contains(e))
+                || (h.finding.rule.id == "GW180" && INSTALLER_ERROR.is_match(&s.message)))
+                && same_pod(log_writer(s), writer)
+        })
     };
     hits.retain(|h| !finished(h));
     // A sandbox the kubelet failed to create and then made (a container image pulled, a container created or
@@ -485,7 +494,7 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
         // klog or logfmt prefix, an exception's name) is not.
         static NEW_RECORD: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
             regex::Regex::new(
-                r"^\s*(?:\d|[A-Z][a-z]{2} +\d|[IWEF]\d{4}\b|\[|\{|level=|time=|\w*(?:Error|Exception|ERROR|FATAL)\b:?)",
+                r"^\s*(?:\d|[A-Z][a-z]{2} +\d|[IWEF]\d{4}\b|\[|\{|level=|time=|\w*(?:Error|Exception|ERROR|FATAL)\b:?|NVRM:|nvidia[\w-]*:|insmod:|modprobe:|panic:|goroutine \d+ )",
             )
             .expect("new record regex")
         });
@@ -576,6 +585,12 @@ fn diagnose_with(ev: &Evidence, readings: &mut Readings) -> Diagnosis {
                 "kubectl describe {owner} -n {namespace}",
                 Where::Cluster,
                 "the owner's events say why it cannot create Pods",
+            )
+        } else if ev.target.kind == "Node" {
+            ctx.step(
+                "kubectl describe node {node}",
+                Where::Cluster,
+                "read the node's conditions, taints and events",
             )
         } else {
             ctx.step(
@@ -750,10 +765,40 @@ fn plugin_daemonset(ev: &Evidence, causes: &mut Vec<Cause>, ctx: &Context) -> Op
 fn says_nothing_of_the_pod(ev: &Evidence) -> bool {
     static PROGRESS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(
-            r#"(?i)\bSuccessfully assigned \S+ to |\b(?:Started|Created) container\b|^Test PASSED$|\bstatus: "?True"?\s+type: Ready\b|^time=\S+ level=info\b|\bRegistered device plugin\b[^\n]{0,120}?\bwith Kubelet\b|^\{"level":"info",|\bNVIDIA-SMI \d[\d.]* +Driver Version: \d|^Installation of the NVIDIA [^\n]* is now complete\.|\bDCGM successfully initialized\b|\bBinding Task <[^>\n]+> to node <"#,
+            r#"(?i)\bSuccessfully assigned \S+ to |\b(?:Started|Created) container\b|^Test PASSED$|\bstatus: "?True"?\s+type: Ready\b|^time=\S+ level=info\b|\bRegistered device plugin\b[^\n]{0,120}?\bwith Kubelet\b"#,
         )
         .expect("progress regex")
     });
+    // What the GPU stack says of itself when it is up: the operator's info log of a DaemonSet with every Pod
+    // available or a Pod running, `nvidia-smi`'s table, the driver installer's last line, DCGM's start, Volcano
+    // binding a task. They speak for the input only where nothing in it says otherwise (the reporter's
+    // `Pending`, a `notReady` state, a GPU at `ERR!`).
+    static HEALTH: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r#"^\{"level":"info",[^\n]*"(?:NumberUnavailable":0\b|Phase":"Running")|\bNVIDIA-SMI \d[\d.]* +Driver Version: \d|^Installation of the NVIDIA [^\n]* is now complete\.|\bDCGM successfully initialized\b|\bBinding Task <[^>\n]+> to node <"#,
+        )
+        .expect("health regex")
+    });
+    static UNHEALTHY: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r#"(?i)\bnotready\b|"NumberUnavailable":[1-9]|\bERR!|(?:^|\s)0/[1-9]\d*\s"#,
+        )
+        .expect("unhealthy regex")
+    });
+    let lines = || {
+        ev.signals
+            .iter()
+            .filter(|s| {
+                matches!(
+                    s.source,
+                    Some(SignalSource::Text | SignalSource::Log) | None
+                )
+            })
+            .flat_map(|s| s.message.lines())
+    };
+    let contradicted = lines().any(|l| speaks_of_waiting(l) || UNHEALTHY.is_match(l));
+    let healthy =
+        |l: &str| !contradicted && (HEALTH.is_match(l.trim()) || gpu_stack_reports_ready(l));
     // Describe output or a manifest cut off before the Pod's status shows its name and spec, not its state.
     let stateless = |p: &crate::evidence::PodFacts| {
         // A node name says the Pod was placed, not whether it runs.
@@ -790,9 +835,10 @@ fn says_nothing_of_the_pod(ev: &Evidence) -> bool {
                 ) && !s
                     .message
                     .lines()
-                    .any(|l| PROGRESS.is_match(l.trim()) || gpu_stack_reports_ready(l))
-                    // A YAML condition spans two lines.
+                    .any(|l| PROGRESS.is_match(l.trim()) || healthy(l))
+                    // A YAML condition spans two lines; a ticket may wrap a log's line.
                     && !PROGRESS.is_match(&s.message)
+                    && !healthy(&s.message.replace('\n', ""))
         })
 }
 
@@ -810,13 +856,18 @@ fn gpu_stack_reports_ready(line: &str) -> bool {
     }) || cols.windows(2).any(|w| {
         let name = w[0].to_ascii_lowercase();
         (name.contains("cluster-policy") || name.contains("clusterpolicy")) && w[1] == "ready"
-    }) || cols.windows(2).any(|w| {
-        // A `kubectl get pods` row run together with others: `READY n/n` and `STATUS Running`.
-        w[1] == "Running"
-            && w[0]
-                .split_once('/')
-                .is_some_and(|(a, b)| a == b && a != "0" && a.parse::<u32>().is_ok())
-    })
+    }) || {
+        // `kubectl get pods` rows run together: `READY n/n` and `STATUS Running`, and no row short of ready.
+        fn ready(c: &str) -> Option<(&str, &str)> {
+            c.split_once('/')
+                .filter(|(a, b)| a.parse::<u32>().is_ok() && b.parse::<u32>().is_ok())
+        }
+        cols.windows(2)
+            .any(|w| w[1] == "Running" && ready(w[0]).is_some_and(|(a, b)| a == b && a != "0"))
+            && cols.windows(2).all(|w| {
+                ready(w[0]).is_none_or(|(a, b)| a == b && matches!(w[1], "Running" | "Completed"))
+            })
+    }
 }
 
 /// Whether a line speaks of a failure or of a Pod that waits (`Pending`, `stuck`, `doesn't start`).
@@ -2414,26 +2465,27 @@ fn whose_scale_up(c: &mut Cause, ctx: &Context) {
     ];
 }
 
-/// Whether a Volcano scheduler's log binds the first task it refuses (`Predicates failed for task <ns/name> …`)
+/// Whether a Volcano scheduler's log binds every task it refuses (`Predicates failed for task <ns/name> …`)
 /// after refusing it: `Binding Task <ns/name> to node <node>`.
 fn volcano_binds_refused_task(signals: &[Signal]) -> bool {
-    let mut refused: Option<String> = None;
+    let mut refused: Vec<String> = Vec::new();
+    let mut bound = false;
     for line in signals.iter().flat_map(|s| s.message.lines()) {
-        if let Some(rest) = line
-            .split_once("Predicates failed for task <")
-            .map(|(_, r)| r)
+        if let Some((_, rest)) = line.split_once("Predicates failed for task <")
             && line.contains("resource fit failed")
-            && refused.is_none()
+            && let Some((task, _)) = rest.split_once('>')
         {
-            refused = rest.split_once('>').map(|(t, _)| t.to_string());
-        } else if let (Some(task), Some(rest)) =
-            (&refused, line.split_once("Binding Task <").map(|(_, r)| r))
-            && rest.starts_with(&format!("{task}> to node <"))
+            if !refused.iter().any(|t| t == task) {
+                refused.push(task.to_string());
+            }
+        } else if let Some((_, rest)) = line.split_once("Binding Task <")
+            && let Some((task, _)) = rest.split_once("> to node <")
         {
-            return true;
+            bound |= refused.iter().any(|t| t == task);
+            refused.retain(|t| t != task);
         }
     }
-    false
+    bound && refused.is_empty()
 }
 
 /// Volcano's `resource fit failed` names no resource; its log's request lines may (`volcano_shortfall`).
@@ -2656,6 +2708,9 @@ pub(crate) fn looks_like_error(text: &str) -> bool {
     [
         "error",
         "fail",
+        "fallen off the bus",
+        "unknown symbol",
+        "disagrees about version of symbol",
         "forbidden",
         "invalid",
         "unable",
@@ -2787,7 +2842,11 @@ impl Context {
             .name
             .clone()
             .filter(|_| ev.target.kind == "Pod")
-            .or_else(|| pod.and_then(|p| p.name.clone()))
+            // A described Node's name is the node's, not a Pod's.
+            .or_else(|| {
+                pod.and_then(|p| p.name.clone())
+                    .filter(|_| ev.target.kind != "Node")
+            })
         {
             vars.insert("pod", name);
         }
@@ -2801,6 +2860,7 @@ impl Context {
         }
         let node = pod
             .and_then(|p| p.node_name.clone())
+            .or_else(|| ev.target.name.clone().filter(|_| ev.target.kind == "Node"))
             .or_else(|| ev.signals.iter().find_map(|s| s.node.clone()));
         if let Some(node) = node {
             vars.insert("node", node);
@@ -3007,6 +3067,7 @@ fn identity(f: &Finding) -> String {
 fn group(hits: &[Hit<'_>], ctx: &Context) -> Vec<Cause> {
     let mut order: Vec<(String, usize)> = Vec::new();
     let mut causes: Vec<Cause> = Vec::new();
+    let mut counted_by_condition: Vec<usize> = Vec::new();
     for h in hits {
         let id = format!("{}#{}", h.finding.rule.id, identity(&h.finding));
         let idx = match order.iter().find(|(k, _)| *k == id) {
@@ -3034,15 +3095,30 @@ fn group(hits: &[Hit<'_>], ctx: &Context) -> Vec<Cause> {
                 .details
                 .insert("more_evidence".into(), Value::from(more));
         }
-        // The condition is never truncated: prefer its counts over a cut event's.
+        // The condition is never truncated: prefer its counts over a cut event's. Of several events, the
+        // latest (listed last, as `kubectl describe` sorts them) counts the nodes as they are now.
         let from_condition = h.signal.source == Some(SignalSource::Condition);
+        if from_condition {
+            counted_by_condition.push(idx);
+        }
+        let latest = from_condition || !counted_by_condition.contains(&idx);
         if let Some(c) = h.finding.count
-            && (from_condition || !cause.details.contains_key("count"))
+            && latest
         {
+            // A later event with other counts speaks for the cause: its summary says them.
+            if cause
+                .details
+                .get("count")
+                .is_some_and(|n| n.as_u64() != Some(c as u64))
+            {
+                let fresh = new_cause(&h.finding, ctx);
+                cause.summary = fresh.summary;
+                cause.next = fresh.next;
+            }
             cause.details.insert("count".into(), Value::from(c));
         }
         if let Some(n) = h.finding.nodes_total
-            && (from_condition || !cause.details.contains_key("nodes_total"))
+            && latest
         {
             cause.details.insert("nodes_total".into(), Value::from(n));
         }
@@ -3192,8 +3268,15 @@ fn pick_primary(causes: &[Cause], ctx: &Context) -> usize {
         let gate = causes[primary].gate;
         // Nor does a workload's own report (its OOM) stand for the failure another line reports, unless it is
         // a report at a GPU gate (`nvidia-smi` in the container without its CUDA library) that says more.
+        // A reason about another resource (a FitError's KubeVirt device beside its GPU) is another cause.
+        fn resource(c: &Cause) -> Option<&str> {
+            c.details.get("resource").and_then(Value::as_str)
+        }
         match causes.iter().position(|c| {
             c.gate == gate
+                && resource(c)
+                    .zip(resource(&causes[primary]))
+                    .is_none_or(|(a, b)| a == b)
                 && c.rule.is_some_and(|r| {
                     crate::rules::refines(r, general)
                         && (!crate::rules::is_workload_report(r) || is_gpu_category(c.category))
@@ -3581,9 +3664,6 @@ fn scheduling_primary(causes: &[Cause], idx: &[usize], ctx: &Context) -> Option<
                 .filter(|&i| rule(&causes[i], "GW106") || rule(&causes[i], "GW107"))
                 .max_by_key(|&i| (count(&causes[i]), std::cmp::Reverse(i)))
         })
-        // The autoscaler's node groups that pass the Pod's selector and tolerations are at their maximum size:
-        // those it leaves out by selector or taint are not meant for the Pod.
-        .or_else(|| find(&|c| rule(c, "GW141")))
         .or_else(|| {
             let affinity = find(&|c| rule(c, "GW108"));
             match (affinity, find(&named_custom_taint)) {
@@ -4412,6 +4492,55 @@ mod tests {
             let d = diagnose(&ev(vec![log(&crictl)]));
             assert!(d.causes.iter().all(|c| c.rule != Some("GW542")), "{d:?}");
         }
+    }
+
+    /// The GPU stack's signs of health (`nvidia-smi`'s table, a ready ClusterPolicy, an installer that completed)
+    /// say nothing blocks only where nothing in the input says a Pod waits or a part of the stack is not ready.
+    #[test]
+    fn health_signs_yield_to_a_waiting_pod_or_a_failed_part() {
+        let table =
+            "| NVIDIA-SMI 470.57.02    Driver Version: 470.57.02    CUDA Version: 11.4     |";
+        let primary =
+            |lines: &[&str]| diagnose(&ev(lines.iter().map(|l| log(l)).collect())).primary;
+        assert_eq!(primary(&[table]), Category::None);
+        assert_eq!(
+            primary(&["gpu-cluster-policy   ready    2026-08-30T08:37:24Z"]),
+            Category::None
+        );
+        for contrary in [
+            "my GPU pod is still Pending",
+            "| N/A  ERR!  ERR!  ERR! / ERR! |  ERR!  / ERR! |  ERR!  ERR! |",
+            r#"{"level":"info","msg":"ClusterPolicy step completed","state:":"state-driver","status":"notReady"}"#,
+        ] {
+            assert_eq!(primary(&[table, contrary]), Category::Unknown, "{contrary}");
+        }
+        // A listing run together on one line: one Pod that runs does not speak for one that does not.
+        assert_eq!(
+            primary(&[
+                "nvidia-device-plugin-abcde 1/1 Running 0 3d trainer-7f9c8d-abcde 0/1 ContainerCreating 0 14m"
+            ]),
+            Category::Unknown
+        );
+    }
+
+    /// Volcano refuses a task on some nodes and binds it to another: nothing blocks, unless another task it
+    /// refused stays unbound.
+    #[test]
+    fn a_volcano_task_bound_after_refusals_is_placed_but_not_another_task() {
+        let refused = |task: &str, node: &str| {
+            format!(
+                "I1009 06:42:18.755838       1 scheduler_helper.go:49] Predicates failed for task <default/{task}> on node <{node}>: task default/{task} on node {node} fit failed: node(s) resource fit failed"
+            )
+        };
+        let bound = "I1009 06:42:18.755985       1 allocate.go:208] Binding Task <default/w-0> to node <titanxp-4>";
+        let d = diagnose(&ev(vec![log(&refused("w-0", "p40-3")), log(bound)]));
+        assert_eq!(d.primary, Category::None);
+        let d = diagnose(&ev(vec![
+            log(&refused("w-0", "p40-3")),
+            log(bound),
+            log(&refused("w-1", "p40-3")),
+        ]));
+        assert_eq!(d.causes[0].rule, Some("GW168"));
     }
 
     /// GKE's installer traced from its first lines has not finished, unless nvidia-smi's table follows.

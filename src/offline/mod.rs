@@ -411,14 +411,21 @@ fn split_by_object(ev: Evidence) -> Vec<Evidence> {
             .name
             .as_deref()
             .is_some_and(|n| out.iter().any(|o| o.target.name.as_deref() == Some(n)));
-    // Beside a listing whose Pods all run, prose that names no failure and no waiting Pod (`Here is what I
-    // see:`) is no target either.
+    // Beside a listing whose Pods all run, prose that names no failure, no waiting Pod and no GPU (`Here is
+    // what I see:`) is no target either.
     let all_run = objects.iter().all(|o| runs(&of(o)));
+    let names_a_gpu = |m: &str| {
+        let m = m.to_ascii_lowercase();
+        ["gpu", "nvidia", "cuda", "amd.com", "accelerator", "mig"]
+            .iter()
+            .any(|w| m.contains(w))
+    };
     let says_something = (!listed && !all_run)
         || loose.iter().any(|s| {
             crate::diagnose::looks_like_error(&s.message)
                 || !crate::classify::read(&s.message).findings.is_empty()
-                || (!listed && crate::diagnose::speaks_of_waiting(&s.message))
+                || (!listed
+                    && (crate::diagnose::speaks_of_waiting(&s.message) || names_a_gpu(&s.message)))
         });
     if !loose.is_empty() && stuck.is_empty() && says_something {
         out.push(Evidence {

@@ -597,7 +597,10 @@ fn note_assigned(s: &Signal, ev: &mut Evidence, pod: &mut PodFacts) {
 fn is_table_noise(line: &str) -> bool {
     let t = line.trim();
     t.starts_with("----")
-        || (t.starts_with("Type") && t.contains("Reason") && t.contains("Message"))
+        // The Events table's header, not a table run together on one line after it.
+        || (t.starts_with("Type")
+            && t.contains("Reason")
+            && t.trim_end_matches(|c: char| c == '|' || c.is_whitespace()).ends_with("Message"))
         || (t.contains("LAST SEEN") && t.contains("REASON"))
         || (t.starts_with("FirstSeen") && t.contains("Reason"))
         || (t.starts_with("```") && t[3..].chars().all(|c| c.is_ascii_alphanumeric()))

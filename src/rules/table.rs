@@ -151,6 +151,7 @@ pub static CATCH_ALL: &[&str] = &[
 pub static REFINES: &[(&str, &str)] = &[
     ("GW146", "GW105"),
     ("GW151", "GW145"),
+    ("GW556", "GW602"),
     ("GW554", "GW105"),
     ("GW501", "GW457"),
     ("GW436", "GW457"),
@@ -216,14 +217,14 @@ pub static REFINES: &[(&str, &str)] = &[
 /// (GW531), a build without GPU support (GW532), an X server without a console (GW533), NCCL without enough shared
 /// memory (GW534) or a segment another rank made (GW535), an MPI launcher that cannot resolve its workers (GW538),
 /// a CUDA image's banner that it finds no driver (GW461), `nvidia-smi` without the CUDA library (GW462), ROCm
-/// refused `/dev/kfd` (GW463), CUDA's unknown error at initialisation (GW467).
+/// refused `/dev/kfd` (GW463), CUDA's unknown error at initialisation (GW467), a gated model the Hub refuses (GW557), a start-up script's apt that finds no package (GW558).
 /// Such a report may be another Pod's or the node's (`nvidia-smi` and `rocminfo` run on the host, or in the
 /// device plugin's Pod), so it does not say this Pod was scheduled, is never a Pending Pod's, and yields to a
 /// cause at an earlier gate (the ones at a GPU gate, GW461 to GW463, also to any GPU cause at their own gate
 /// that they do not refine: the banner is what that cause leaves behind).
 pub static WORKLOAD_REPORT: &[&str] = &[
     "GW528", "GW529", "GW530", "GW531", "GW532", "GW533", "GW534", "GW535", "GW538", "GW461",
-    "GW462", "GW463", "GW467",
+    "GW462", "GW463", "GW467", "GW557", "GW558",
 ];
 
 /// Rules that read a driver installer's log that stops short, with the lines that end a finished run: a log
@@ -5870,7 +5871,7 @@ pub static RULES: &[Rule] = &[
         category: C::RuntimeHook,
         gate: G::Runtime,
         looks_at: "`nvidia-docker` 1.0's own error, or Docker's reply when its `nvidia-docker` volume plugin cannot create the driver volume",
-        pattern: r"\bnvidia-docker(?:-plugin)? \| \d{4}/\d\d/\d\d \d\d:\d\d:\d\d Error: (?P<error>[^\n]{1,120}?)(?:[.?]?\s{2,}|[.?]\s+[A-Z$]|\s+\$ |\s+[\w.-]+@[\w.-]+:\S*[$#]|$)|\bcreate (?P<volume>nvidia_driver_[\d.]+): VolumeDriver\.Create: (?P<error_alt>[^\n]{1,120}?)(?:[.?]?\s{2,}|[.?]\s+[A-Z$]|\s+See '|$)|\bcreate (?P<volume_alt>nvidia_driver_[\d.]+): (?:create nvidia_driver_[\d.]+: )?(?P<error_alt2>Error looking up volume plugin nvidia-docker: (?:legacy plugin: )?plugin not found)|\bvolume ?'/var/lib/nvidia-docker/volumes/nvidia_driver/[\d.]+'\W{0,3}(?P<error_alt3>no such volume: ?(?P<volume_alt2>nvidia_driver_[\d.]+))|\bError: (?P<error_alt4>Could not load UVM kernel module)\. Is nvidia-modprobe installed\?",
+        pattern: r"\bnvidia-docker \| \d{4}/\d\d/\d\d \d\d:\d\d:\d\d Error: (?P<error>[^\n]{1,120}?)(?:[.?]?\s{2,}|[.?]\s+[A-Z$]|\s+\$ |\s+[\w.-]+@[\w.-]+:\S*[$#]|$)|\bnvidia-docker-plugin \| \d{4}/\d\d/\d\d \d\d:\d\d:\d\d Error: (?P<error_alt5>Could not load UVM kernel module)|\bcreate (?P<volume>nvidia_driver_[\d.]+): VolumeDriver\.Create: (?P<error_alt>[^\n]{1,120}?)(?:[.?]?\s{2,}|[.?]\s+[A-Z$]|\s+See '|$)|\bcreate (?P<volume_alt>nvidia_driver_[\d.]+): (?:create nvidia_driver_[\d.]+: )?(?P<error_alt2>Error looking up volume plugin nvidia-docker: (?:legacy plugin: )?plugin not found)|\bvolume ?'/var/lib/nvidia-docker/volumes/nvidia_driver/[\d.]+'\W{0,3}(?P<error_alt3>no such volume: ?(?P<volume_alt2>nvidia_driver_[\d.]+))|\bError: (?P<error_alt4>Could not load UVM kernel module)\. Is nvidia-modprobe installed\?",
         summary: "nvidia-docker 1.0 cannot set up the GPU for the container ({error}): this legacy wrapper and its driver volume {volume|plugin} fail on the node",
         explanation: doc!(
             "nvidia-docker 1.0 (2016–2017) gave containers their GPUs itself: its wrapper added the device nodes and a Docker volume (`nvidia_driver_<version>`) holding the driver's libraries, which its `nvidia-docker-plugin` built from the host's driver. Here the wrapper or the volume plugin failed (a kernel module it could not load, a volume it could not create), so the container does not start with its GPU. Kubernetes of that era (the `alpha.kubernetes.io/nvidia-gpu` resource) mounted the same volume.",
@@ -7756,7 +7757,7 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Scheduling,
         looks_at: "the scheduler's FitError for a KubeVirt virtual machine's launcher Pod",
-        pattern: r"\bInsufficient devices\.kubevirt\.io/(?P<device>[\w-]+)",
+        pattern: r"\bInsufficient (?P<resource>devices\.kubevirt\.io/(?P<device>[\w-]+))",
         summary: "{count|some} node(s) have no free KubeVirt {device} device (`devices.kubevirt.io/{device}`): this is a virtual machine's host device, not a GPU, and KubeVirt advertises it only where the node has it",
         explanation: doc!(
             "A KubeVirt virtual machine runs in a `virt-launcher` Pod that asks for `devices.kubevirt.io/kvm` (and `tun`, `vhost-net`). KubeVirt's handler on each node advertises these devices only when the node has them: `/dev/kvm` needs the CPU's virtualization extensions, enabled in the firmware, or nested virtualization when the node is itself a virtual machine.",
@@ -7772,6 +7773,105 @@ pub static RULES: &[Rule] = &[
         example: "  Warning  FailedScheduling  2m33s                  default-scheduler  0/1 nodes are available: 1 Insufficient devices.kubevirt.io/kvm. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.",
         example_source: "https://github.com/harvester/harvester/issues/3415",
         near_miss: "  Warning  FailedScheduling  2m38s (x3 over 2m49s)  default-scheduler  0/1 nodes are available: 1 pod has unbound immediate PersistentVolumeClaims. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.",
+    },
+    Rule {
+        id: "GW555",
+        name: "node-kubelet-not-reporting",
+        category: C::Other,
+        gate: G::Scheduling,
+        looks_at: "`kubectl describe node`: its Lease and its Ready condition",
+        pattern: r"\bKubelet never posted node status\b|\bKubelet stopped posting node status\b|\bLease:\s+Failed to get lease: leases\.coordination\.k8s\.io \x22(?P<node>[^\x22\s]+)\x22 not found",
+        summary: "node {node|the node}'s kubelet does not report (no lease, its Ready condition Unknown): the node is not ready, carries the unreachable taints, and no Pod starts on it",
+        explanation: doc!(
+            "Each node's kubelet renews a Lease in `kube-node-lease` every few seconds and posts the node's status. When neither arrives, the node lifecycle controller sets the node's conditions to `Unknown` (`Kubelet never posted node status` for a node that never reported, `Kubelet stopped posting node status` for one that went silent) and taints it `node.kubernetes.io/unreachable`; Pods bound to it stay where they are and new ones do not start there.",
+            "The kubelet on the node is not running or cannot reach the apiserver (it failed to start, its certificate or bootstrap token was refused, the network or a security group blocks it), or the machine itself is down; an autoscaler's new GPU node that never joins looks the same.",
+            "Read the kubelet's log on the node (or the instance's console output) and fix why it does not start or cannot reach the apiserver; replace the node if the machine is gone.",
+        ),
+        next: &[
+            Next {
+                command: "kubectl describe node {node}",
+                place: Cluster,
+                why: "see the node's conditions, taints and events",
+            },
+            Next {
+                command: "systemctl status kubelet --no-pager; journalctl -u kubelet -n 100 --no-pager",
+                place: Node,
+                why: "see whether the kubelet runs and why it does not report",
+            },
+        ],
+        fix: None,
+        example: "Lease:              Failed to get lease: leases.coordination.k8s.io \"ip-10-32-136-67.eu-west-1.compute.internal\" not found",
+        example_source: "https://github.com/aws/karpenter-provider-aws/pull/1476",
+        near_miss: "Unschedulable:      false",
+    },
+    Rule {
+        id: "GW556",
+        name: "hami-core-memory-counter-wrapped",
+        category: C::Other,
+        gate: G::Runtime,
+        looks_at: "container log of a Pod with a shared (vGPU) GPU",
+        pattern: r"\[HAMI-core ERROR [^\]]*\]: Device (?P<device>\d+) OOM (?P<used>18446744\d{12}) / (?P<limit>\d+)",
+        summary: "the HAMi-core library counts {used} bytes in use on device {device}, more than any GPU holds: its memory counter wrapped below zero, so it refuses the program's allocations as out of memory (a HAMi-core bug, not the program's use)",
+        explanation: doc!(
+            "HAMi-core, the library HAMi puts into each container with a shared GPU, counts the GPU memory the container uses and refuses allocations past its share. A used count near 2^64 (18446744073709551616) is a count that went below zero and wrapped: HAMi-core subtracted memory it never added, and from then on every allocation looks like an overrun.",
+            "A HAMi-core release whose bookkeeping loses track of some allocations or frees (reported with inference servers that allocate from several threads or processes).",
+            "Upgrade HAMi (its device plugin and the HAMi-core library it injects) to a release that fixes the count; restarting the Pod resets it until it wraps again.",
+        ),
+        next: &[Next {
+            command: "kubectl get pods -A -o jsonpath='{.items[*].spec.containers[*].image}' | tr ' ' '\\n' | grep -i hami | sort -u",
+            place: Cluster,
+            why: "see which HAMi release the cluster runs",
+        }],
+        fix: None,
+        example: "[HAMI-core ERROR (pid:1 thread=140160828682240 allocator.c:53)]: Device 0 OOM 18446744073707737660 / 24146608128",
+        example_source: "https://github.com/Project-HAMi/HAMi/issues/1181",
+        near_miss: "[HAMI-core ERROR (pid:30 thread=140382094939712 allocator.c:53)]: Device 0 OOM 3171158016 / 3145728000",
+    },
+    Rule {
+        id: "GW557",
+        name: "model-repo-gated",
+        category: C::Other,
+        gate: G::Runtime,
+        looks_at: "a model server's or training job's log as it downloads its model from Hugging Face",
+        pattern: r"\bGatedRepoError: 403 Client Error\b|\bAccess to model (?P<model>[\w.-]+/[\w.-]+) is restricted\b",
+        summary: "the Hugging Face Hub refuses to download the gated model {model|the Pod asks for} (403): the token's account has not been granted access, so the program exits before it uses the GPU",
+        explanation: doc!(
+            "Gated models on Hugging Face (Meta's Llama, Google's Gemma and others) are served only to accounts that accepted the model's licence and were approved. The Hub answers 403 and `huggingface_hub` raises `GatedRepoError`; the model server exits and its Pod restarts in a loop.",
+            "The token in the Pod (`HF_TOKEN`) is missing, belongs to an account that has not requested or been granted access, or is a fine-grained token without access to public gated repositories.",
+            "Accept the model's licence on its Hugging Face page with the token's account and wait for approval, or use a token that has access; then restart the Pod. Nothing about the GPU needs to change.",
+        ),
+        next: &[Next {
+            command: "kubectl logs {pod} -n {namespace} --previous | grep -i -e gated -e 403",
+            place: Cluster,
+            why: "see which model and repository the Hub refused",
+        }],
+        fix: None,
+        example: "# GatedRepoError: 403 Client Error.\n# Access to model meta-llama/Llama-3.2-1B is restricted ...",
+        example_source: "https://sirzzang.github.io/kubernetes/Kubernetes-GenAI-on-K8s-10-07-Ch10-Lab-Deploy-Time-Slicing-Verification/",
+        near_miss: "kubectl logs -l app.kubernetes.io/name=my-llama32 --tail=20 | grep -E \"gated|403|Model\"",
+    },
+    Rule {
+        id: "GW558",
+        name: "container-apt-package-not-found",
+        category: C::Other,
+        gate: G::Runtime,
+        looks_at: "a container's log whose start-up script installs packages with apt",
+        pattern: r"\bE: Unable to locate package (?P<package>[\w.+-]+)",
+        summary: "the container's start-up script cannot install package {package} with apt (it has no package lists, or no network to the mirror), so its program never starts: the GPU is not involved",
+        explanation: doc!(
+            "Container images are built with their apt package lists removed; a script that runs `apt install` at start-up without `apt update` first finds no package at all, and one that runs both fails the same way when the Pod cannot reach the mirror (a proxy, an air-gapped cluster, a NetworkPolicy).",
+            "The image or the Pod's command installs packages at start-up instead of at build time.",
+            "Install the package in the image (a Dockerfile `RUN apt-get update && apt-get install -y …`), or run `apt-get update` first and give the Pod a route to the mirror.",
+        ),
+        next: &[Next {
+            command: "kubectl get pod {pod} -n {namespace} -o jsonpath='{.spec.containers[*].command} {.spec.containers[*].args}'",
+            place: Cluster,
+            why: "see the start-up command that installs packages",
+        }],
+        fix: None,
+        example: "Reading package lists...\nBuilding dependency tree...\nReading state information...\nE: Unable to locate package curl",
+        example_source: "https://github.com/nekomeowww/ollama-operator/issues/17",
+        near_miss: "WARNING: apt does not have a stable CLI interface. Use with caution in scripts.",
     },
     Rule {
         id: "GW602",
