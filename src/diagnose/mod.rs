@@ -765,7 +765,7 @@ fn plugin_daemonset(ev: &Evidence, causes: &mut Vec<Cause>, ctx: &Context) -> Op
 fn says_nothing_of_the_pod(ev: &Evidence) -> bool {
     static PROGRESS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(
-            r#"(?i)\bSuccessfully assigned \S+ to |\b(?:Started|Created) container\b|^Test PASSED$|\bstatus: "?True"?\s+type: Ready\b|^time=\S+ level=info\b|\bRegistered device plugin\b[^\n]{0,120}?\bwith Kubelet\b"#,
+            r#"(?i)\bSuccessfully assigned \S+ to |\b(?:Started|Created) container\b|^Test PASSED$|\bstatus: "?True"?\s+type: Ready\b|^time=\S+ level=info\b|\bRegistered device plugin\b[^\n]{0,120}?\bwith Kubelet\b|\bpod triggered scale-up: \[|\bcan be scheduled on upcoming node\b"#,
         )
         .expect("progress regex")
     });
@@ -775,7 +775,7 @@ fn says_nothing_of_the_pod(ev: &Evidence) -> bool {
     // `Pending`, a `notReady` state, a GPU at `ERR!`).
     static HEALTH: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(
-            r#"^\{"level":"info",[^\n]*"(?:NumberUnavailable":0\b|Phase":"Running")|\bNVIDIA-SMI \d[\d.]* +Driver Version: \d|^Installation of the NVIDIA [^\n]* is now complete\.|\bDCGM successfully initialized\b|\bBinding Task <[^>\n]+> to node <"#,
+            r#"^\{"level":"info",[^\n]*"(?:NumberUnavailable":0\b|Phase":"Running")|\bNVIDIA-SMI \d[\d.]* +Driver Version: \d|^Installation of the NVIDIA [^\n]* is now complete\.|\bDCGM successfully initialized\b|\bBinding Task <[^>\n]+> to node <|\bClusterPolicy is ready\b"#,
         )
         .expect("health regex")
     });

@@ -444,7 +444,23 @@ fn pods_row(line: &str) -> Option<Signal> {
                 | "Terminating"
         )
         || status.starts_with("Init:") && !status.contains("Err") && !status.contains("BackOff");
+    // `-o wide` adds IP and NODE after AGE (RESTARTS may read `9 (19d ago)`): the node the Pod is bound to.
+    let ip = |c: &str| {
+        c == "<none>"
+            || c.split('.').count() == 4 && c.split('.').all(|o| o.parse::<u8>().is_ok())
+            || c.contains(':') && c.bytes().all(|b| b.is_ascii_hexdigit() || b == b':')
+    };
+    let node = cols
+        .iter()
+        .enumerate()
+        .skip(ready_at + 3)
+        .take(5)
+        .find(|(_, c)| ip(c))
+        .and_then(|(i, _)| cols.get(i + 1))
+        .filter(|n| **n != "<none>" && is_dns_subdomain(n))
+        .map(|n| n.to_string());
     Some(Signal {
+        node,
         source: Some(SignalSource::PodStatus),
         reason: Some(sanitize::line(status)),
         kind: Some(if healthy { "Normal" } else { "Warning" }.into()),
