@@ -411,21 +411,32 @@ fn split_by_object(ev: Evidence) -> Vec<Evidence> {
             .name
             .as_deref()
             .is_some_and(|n| out.iter().any(|o| o.target.name.as_deref() == Some(n)));
-    // Beside a listing whose Pods all run, prose that names no failure, no waiting Pod and no GPU (`Here is
-    // what I see:`) is no target either.
-    let all_run = objects.iter().all(|o| runs(&of(o)));
-    let names_a_gpu = |m: &str| {
-        let m = m.to_ascii_lowercase();
-        ["gpu", "nvidia", "cuda", "amd.com", "accelerator", "mig"]
-            .iter()
-            .any(|w| m.contains(w))
-    };
-    let says_something = (!listed && !all_run)
+    // Beside a listing whose Pods all run, or events that are all Normal, text that names no failure, no waiting
+    // Pod and no GPU gone missing (`Here is what I see:`, `kubectl apply`'s output, a node's allocatable GPUs), and
+    // is no component's log, is no target either.
+    let all_well = objects.iter().all(|o| {
+        let own = of(o);
+        runs(&own)
+            || own.iter().all(|s| {
+                matches!(
+                    s.source,
+                    Some(SignalSource::Event | SignalSource::OwnerEvent)
+                ) && s.kind.as_deref() == Some("Normal")
+            })
+    });
+    static GPU_MISSING: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?i)(?:gpu|nvidia\.com/[\w.-]+|amd\.com/[\w.-]+)\W{1,4}0\b|\b(?:no|zero|0) (?:gpus?|nvidia)\b|(?:gpu|nvidia)[^\n]{0,60}\b(?:not|missing|none|n't)\b|\b(?:not|missing|n't)\b[^\n]{0,60}(?:gpu|nvidia)")
+            .expect("gpu missing regex")
+    });
+    let says_something = (!listed && !all_well)
         || loose.iter().any(|s| {
             crate::diagnose::looks_like_error(&s.message)
                 || !crate::classify::read(&s.message).findings.is_empty()
                 || (!listed
-                    && (crate::diagnose::speaks_of_waiting(&s.message) || names_a_gpu(&s.message)))
+                    && (crate::diagnose::speaks_of_waiting(&s.message)
+                        || GPU_MISSING.is_match(&s.message)
+                        // A component's log says what it does, even where it logs no error.
+                        || s.source == Some(SignalSource::Log)))
         });
     if !loose.is_empty() && stuck.is_empty() && says_something {
         out.push(Evidence {
@@ -966,6 +977,23 @@ trainer-0   0/1     Pending   0          5m
     fn verdict(paste: &str) -> crate::diagnose::Diagnosis {
         let (_, evs) = parse(paste, "x").unwrap();
         crate::diagnose::diagnose(&evs[0])
+    }
+
+    /// Beside a listing whose Pods all run, the reporter's word that a GPU is missing is a target of its own;
+    /// a label, or kubectl's own output, is not.
+    #[test]
+    fn words_beside_a_listing_that_runs_are_a_target_only_when_they_complain() {
+        let listing = "NAME                                   READY   STATUS    RESTARTS   AGE\nnvidia-device-plugin-daemonset-abcde   1/1     Running   0          5m\nnvidia-driver-daemonset-fghij          1/1     Running   0          5m\n";
+        let nameless = |words: &str| {
+            let (_, evs) = parse(&format!("{words}\n{listing}"), "x").unwrap();
+            evs.iter().any(|e| e.target.name.is_none())
+        };
+        assert!(nameless(
+            "The nodes still show nvidia.com/gpu: 0 under Allocatable after installing the operator."
+        ));
+        assert!(nameless("my GPU pod is still Pending"));
+        assert!(!nameless("Here is what I see:"));
+        assert!(!nameless("configmap/volcano-vgpu-device-config created"));
     }
 
     #[test]
