@@ -765,17 +765,17 @@ fn plugin_daemonset(ev: &Evidence, causes: &mut Vec<Cause>, ctx: &Context) -> Op
 fn says_nothing_of_the_pod(ev: &Evidence) -> bool {
     static PROGRESS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(
-            r#"(?i)\bSuccessfully assigned \S+ to |\b(?:Started|Created) container\b|^Test PASSED$|\bstatus: "?True"?\s+type: Ready\b|^time=\S+ level=info\b|\bRegistered device plugin\b[^\n]{0,120}?\bwith Kubelet\b|\bpod triggered scale-up: \[|\bcan be scheduled on upcoming node\b"#,
+            r#"(?i)\bSuccessfully assigned \S+ to |\b(?:Started|Created) container\b|^Test PASSED$|\bstatus: "?True"?\s+type: Ready\b|^time=\S+ level=info\b|\bRegistered device plugin\b[^\n]{0,120}?\bwith Kubelet\b"#,
         )
         .expect("progress regex")
     });
     // What the GPU stack says of itself when it is up: the operator's info log of a DaemonSet with every Pod
     // available or a Pod running, `nvidia-smi`'s table, the driver installer's last line, DCGM's start, Volcano
-    // binding a task. They speak for the input only where nothing in it says otherwise (the reporter's
+    // binding a task; and the autoscaler adding a node for the Pod. They speak for the input only where nothing in it says otherwise (the reporter's
     // `Pending`, a `notReady` state, a GPU at `ERR!`).
     static HEALTH: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(
-            r#"^\{"level":"info",[^\n]*"(?:NumberUnavailable":0\b|Phase":"Running")|\bNVIDIA-SMI \d[\d.]* +Driver Version: \d|^Installation of the NVIDIA [^\n]* is now complete\.|\bDCGM successfully initialized\b|\bBinding Task <[^>\n]+> to node <|\bClusterPolicy is ready\b"#,
+            r#"^\{"level":"info",[^\n]*"(?:NumberUnavailable":0\b|Phase":"Running")|\bNVIDIA-SMI \d[\d.]* +Driver Version: \d|^Installation of the NVIDIA [^\n]* is now complete\.|\bDCGM successfully initialized\b|\bBinding Task <[^>\n]+> to node <|\bClusterPolicy is ready\b|\bpod triggered scale-up: \[|\bcan be scheduled on upcoming node\b"#,
         )
         .expect("health regex")
     });

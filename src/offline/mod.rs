@@ -411,33 +411,26 @@ fn split_by_object(ev: Evidence) -> Vec<Evidence> {
             .name
             .as_deref()
             .is_some_and(|n| out.iter().any(|o| o.target.name.as_deref() == Some(n)));
-    // Beside a listing whose Pods all run, or events that are all Normal, text that names no failure, no waiting
-    // Pod and no GPU gone missing (`Here is what I see:`, `kubectl apply`'s output, a node's allocatable GPUs), and
-    // is no component's log, is no target either.
-    let all_well = objects.iter().all(|o| {
-        let own = of(o);
-        runs(&own)
-            || own.iter().all(|s| {
-                matches!(
-                    s.source,
-                    Some(SignalSource::Event | SignalSource::OwnerEvent)
-                ) && s.kind.as_deref() == Some("Normal")
-            })
-    });
-    static GPU_MISSING: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r"(?i)(?:gpu|nvidia\.com/[\w.-]+|amd\.com/[\w.-]+)\W{1,4}0\b|\b(?:no|zero|0) (?:gpus?|nvidia)\b|(?:gpu|nvidia)[^\n]{0,60}\b(?:not|missing|none|n't)\b|\b(?:not|missing|n't)\b[^\n]{0,60}(?:gpu|nvidia)")
-            .expect("gpu missing regex")
-    });
-    let says_something = (!listed && !all_well)
-        || loose.iter().any(|s| {
-            crate::diagnose::looks_like_error(&s.message)
-                || !crate::classify::read(&s.message).findings.is_empty()
-                || (!listed
-                    && (crate::diagnose::speaks_of_waiting(&s.message)
-                        || GPU_MISSING.is_match(&s.message)
-                        // A component's log says what it does, even where it logs no error.
-                        || s.source == Some(SignalSource::Log)))
-        });
+    // Beside a listing whose Pods all run, prose that names no failure, no waiting Pod and no GPU (`Here is
+    // what I see:`) is no target either; nor, beside any listing, is text that is only kubectl's chatter (a
+    // label such as `Output:`, `kubectl apply`'s `created` lines, a warning kubectl prints).
+    let all_run = objects.iter().all(|o| runs(&of(o)));
+    let names_a_gpu = |m: &str| {
+        let m = m.to_ascii_lowercase();
+        ["gpu", "nvidia", "cuda", "amd.com", "accelerator", "mig"]
+            .iter()
+            .any(|w| m.contains(w))
+    };
+    let chatter = loose.iter().all(|s| s.message.lines().all(is_chatter));
+    let says_something = !chatter
+        && ((!listed && !all_run)
+            || loose.iter().any(|s| {
+                crate::diagnose::looks_like_error(&s.message)
+                    || !crate::classify::read(&s.message).findings.is_empty()
+                    || (!listed
+                        && (crate::diagnose::speaks_of_waiting(&s.message)
+                            || names_a_gpu(&s.message)))
+            }));
     if !loose.is_empty() && stuck.is_empty() && says_something {
         out.push(Evidence {
             target: ev.target.clone(),
@@ -462,6 +455,29 @@ fn is_deprecation_notice(line: &str) -> bool {
             .expect("deprecation notice regex")
     });
     NOTICE.is_match(line)
+}
+
+/// A line of kubectl's own chatter around a listing, not a message: a label the reporter put above it
+/// (`Output:`, `输出：`) or a short question after it (`Any idea?`), `kubectl apply`'s `kind/name created`, a
+/// warning kubectl prints, the command itself.
+fn is_chatter(line: &str) -> bool {
+    static APPLIED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"^[\w.-]+/[\w.-]+ (?:created|configured|unchanged|deleted|serverside-applied)(?: \(server dry run\))?$")
+            .expect("applied regex")
+    });
+    let l = line.trim();
+    l.is_empty()
+        || l.ends_with(':') && l.chars().count() <= 40 && !l.contains(": ")
+        || l.ends_with('：') && l.chars().count() <= 20
+        // The reporter's short question after it (`Any idea?`), which names nothing.
+        || l.ends_with('?')
+            && l.chars().count() <= 30
+            && !crate::diagnose::speaks_of_waiting(l)
+            && !crate::diagnose::looks_like_error(l)
+        || APPLIED.is_match(l)
+        || l.starts_with("Warning: ") && !crate::diagnose::looks_like_error(l)
+        || is_deprecation_notice(l)
+        || is_listing_command(l)
 }
 
 fn is_listing_command(line: &str) -> bool {

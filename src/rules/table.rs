@@ -399,7 +399,7 @@ pub static RULES: &[Rule] = &[
         category: C::InsufficientResource,
         gate: G::Scheduling,
         looks_at: "FailedScheduling event, PodScheduled condition",
-        pattern: r#"\bInsufficient (?P<resource>[a-z0-9][a-z0-9\-]*(?:\.[a-z0-9\-]+)*/[a-z0-9][a-z0-9.\-_]*|(?:nvidia|amd)(?:\.com)?|nvidiagpu|gpus?)(?:$|[,;:)\]"'`!]| [^.])"#,
+        pattern: r#"\bInsufficient (?P<resource>[a-z0-9][a-z0-9\-]*(?:\.[a-z0-9\-]+)+/[a-z0-9][a-z0-9.\-_]*|(?:nvidia|amd)(?:\.com)?|nvidiagpu|gpus?)(?:$|[,;:)\]"'`!]| [^.])"#,
         summary: "{count} node(s) lack free {resource}: none advertise it, or all of it is allocated",
         explanation: doc!(
             "These nodes passed the taint and affinity filters but do not have enough allocatable `{resource}` left for the Pod's request.",
@@ -1292,7 +1292,7 @@ pub static RULES: &[Rule] = &[
         category: C::InsufficientResource,
         gate: G::Scheduling,
         looks_at: "NotTriggerScaleUp event (cluster-autoscaler), a ProvisioningRequest or Kueue admission check's message",
-        pattern: r"\bmax node group size reached|\bMax nodepool size reached(?:, affected nodepools: (?P<pool>[\w.-]+))?|\b(?:\d+ )?max limit reached\b|\bmax node total count already reached\b",
+        pattern: r"\bmax node group size reached|\bMax nodepool size reached(?:, affected nodepools: (?P<pool>[\w.-]+))?|\b\d+ max limit reached\b|^max limit reached\.?$|\bmax node total count already reached\b",
         summary: "the autoscaler adds no node to {pool|a node group} because it is at its maximum size, or the cluster is at the autoscaler's own limit (of nodes, cores, memory or GPUs): if that is the GPU group, no new GPU node comes",
         explanation: doc!(
             "No node has room for the Pod, and the autoscaler will not create one because the node group (node pool) that could run it already has its maximum number of nodes, or because the cluster is at one of the autoscaler's own limits (`--max-nodes-total`, `--cores-total`, `--memory-total`, `--gpu-total`: `N max limit reached`, `max node total count already reached`).",
@@ -7780,7 +7780,7 @@ pub static RULES: &[Rule] = &[
         category: C::Other,
         gate: G::Scheduling,
         looks_at: "`kubectl describe node`: its Lease and its Ready condition",
-        pattern: r"\bKubelet never posted node status\b|\bKubelet stopped posting node status\b|\bNode not registered with cluster\b|\bInstances failed to join the kubernetes cluster\b|\bLease:\s+Failed to get lease: leases\.coordination\.k8s\.io \x22(?P<node>[^\x22\s]+)\x22 not found",
+        pattern: r"\bKubelet never posted node status\b|\bKubelet stopped posting node status\b|\bInstances failed to join the kubernetes cluster\b|\bLease:\s+Failed to get lease: leases\.coordination\.k8s\.io \x22(?P<node>[^\x22\s]+)\x22 not found",
         summary: "the kubelet of {node|the node} does not report to the apiserver (a new node that never joined, or one that went silent): the node is not ready, and no Pod starts on it",
         explanation: doc!(
             "Each node's kubelet renews a Lease in `kube-node-lease` every few seconds and posts the node's status. When neither arrives, the node lifecycle controller sets the node's conditions to `Unknown` (`Kubelet never posted node status` for a node that never reported, `Kubelet stopped posting node status` for one that went silent) and taints it `node.kubernetes.io/unreachable`; Pods bound to it stay where they are and new ones do not start there.",
