@@ -771,8 +771,8 @@ fn says_nothing_of_the_pod(ev: &Evidence) -> bool {
     });
     // What the GPU stack says of itself when it is up: the operator's info log of a DaemonSet with every Pod
     // available or a Pod running, `nvidia-smi`'s table, the driver installer's last line, DCGM's start, Volcano
-    // binding a task; and the autoscaler adding a node for the Pod. They speak for the input only where nothing in it says otherwise (the reporter's
-    // `Pending`, a `notReady` state, a GPU at `ERR!`).
+    // binding a task; and the autoscaler adding a node for the Pod. They speak for the input only where nothing
+    // in it says otherwise (the reporter's `Pending`, a `notReady` state, a GPU at `ERR!`).
     static HEALTH: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(
             r#"^\{"level":"info",[^\n]*"(?:NumberUnavailable":0\b|Phase":"Running")|\bNVIDIA-SMI \d[\d.]* +Driver Version: \d|^Installation of the NVIDIA [^\n]* is now complete\.|\bDCGM successfully initialized\b|\bBinding Task <[^>\n]+> to node <|\bClusterPolicy is ready\b|\bpod triggered scale-up: \[|\bcan be scheduled on upcoming node\b"#,
