@@ -2710,6 +2710,7 @@ pub(crate) fn looks_like_error(text: &str) -> bool {
         "fail",
         "fallen off the bus",
         "unknown symbol",
+        "undefined symbol",
         "disagrees about version of symbol",
         "forbidden",
         "invalid",
@@ -3770,6 +3771,24 @@ mod tests {
             ..event("Started", "Started container trainer")
         });
         assert_eq!(diagnose(&started).primary, Category::None);
+    }
+
+    /// A loader's or the kernel's word that a symbol is missing is an error, though it says neither `error` nor
+    /// `fail`.
+    #[test]
+    fn a_missing_symbol_is_an_error() {
+        for line in [
+            "undefined symbol: nvmlDeviceGetPciInfo_v3",
+            "nvidia: Unknown symbol drm_gem_object_free (err -2)",
+            "nvidia: disagrees about version of symbol module_layout",
+        ] {
+            assert!(looks_like_error(line), "{line}");
+        }
+        let d = diagnose(&ev(vec![log("undefined symbol: nvmlDeviceGetPciInfo_v3")]));
+        assert_eq!(
+            d.causes[0].summary,
+            "something blocks the pod but no rule explains the message"
+        );
     }
 
     #[test]
